@@ -1,0 +1,36 @@
+// MARK: - Diagnostics
+
+extension Context {
+    /// The names of this context and its ancestors, nearest first; an unnamed context is shown by its
+    /// depth, e.g. `(unnamed, depth 2)`.
+    ///
+    /// ```swift
+    /// request.chainNames  // ["request", "app"]
+    /// ```
+    public var chainNames: [String] {
+        var names: [String] = []
+        var node: Context? = self
+        while let current = node {
+            names.append(current.displayName)
+            node = current.parent
+        }
+        return names
+    }
+
+    /// How many ancestors this context has: 0 for a root.
+    ///
+    /// ```swift
+    /// app.child { _ in }.depth  // 1
+    /// ```
+    public var depth: Int {
+        var depth = 0
+        var node = parent
+        while let current = node {
+            depth += 1
+            node = current.parent
+        }
+        return depth
+    }
+
+    var displayName: String { name ?? "(unnamed, depth \(depth))" }
+}

@@ -1,0 +1,33 @@
+// MARK: - ContextKey
+
+/// A key for a value stored in a ``Context``, with the value to use when no context sets it.
+///
+/// Declare a key as a case-less enum, keep it internal, and expose it through a computed property on
+/// ``ContextValues`` — the `EnvironmentKey` pattern:
+///
+/// ```swift
+/// enum VerbosityKey: ContextKey {
+///     static var defaultValue: Int { 0 }
+/// }
+///
+/// extension ContextValues {
+///     public var verbosity: Int {
+///         get { self[VerbosityKey.self] }
+///         set { self[VerbosityKey.self] = newValue }
+///     }
+/// }
+/// ```
+///
+/// The default is computed once per key per process, lazily (never before the key is first read) and
+/// thread-safely; every later read of an unset key returns that same value.
+public protocol ContextKey {
+    /// The type of the value stored under this key.
+    associatedtype Value: Sendable
+
+    /// The value read when no context in the chain sets this key.
+    ///
+    /// ```swift
+    /// static var defaultValue: Logger { Logger(label: "default") }
+    /// ```
+    static var defaultValue: Value { get }
+}

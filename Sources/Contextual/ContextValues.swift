@@ -1,0 +1,103 @@
+// MARK: - ContextValues
+
+/// The values a ``Context`` holds: each key's value and each object provided by type.
+///
+/// Extend `ContextValues` with a computed property per ``ContextKey``, exactly as with SwiftUI's
+/// `EnvironmentValues`, and set values in a context's configuring closure:
+///
+/// ```swift
+/// extension ContextValues {
+///     var requestID: String {
+///         get { self[RequestIDKey.self] }
+///         set { self[RequestIDKey.self] = newValue }
+///     }
+/// }
+///
+/// let request = app.child { $0.requestID = "req-1" }
+/// ```
+///
+/// Inside a configuring closure, reads see what the parent holds plus what the closure has set so far.
+public struct ContextValues: Sendable {
+    /// What this context sets itself.
+    @usableFromInline
+    var own: FrozenTable
+    /// Everything the context's ancestors hold, flattened into one table.
+    @usableFromInline
+    let inherited: FrozenTable
+
+    @usableFromInline
+    init(own: FrozenTable, inherited: FrozenTable) {
+        self.own = own
+        self.inherited = inherited
+    }
+
+    // MARK: - Keys
+
+    /// The value of `key`: the nearest setting in the chain, or the key's default value.
+    ///
+    /// ```swift
+    /// let verbosity = values[VerbosityKey.self]
+    /// values[VerbosityKey.self] = 2
+    /// ```
+    public subscript<Key: ContextKey>(key: Key.Type) -> Key.Value {
+        @inlinable
+        get {
+            if let box = lookup(StorageID(key: key)) {
+                return box.unsafeValue(as: Key.Value.self)
+            }
+            return DefaultValueStore.shared.value(for: key)
+        }
+        set {
+            own = own.setting(StorageID(key: key), to: ValueBox(newValue))
+        }
+    }
+
+    /// Removes this context's own value for `key`, so that it reads as inherited (or as the default)
+    /// again. Useful in ``Context/update(_:)``.
+    ///
+    /// ```swift
+    /// app.update { $0.removeValue(for: VerbosityKey.self) }
+    /// ```
+    public mutating func removeValue<Key: ContextKey>(for key: Key.Type) {
+        own = own.removing(StorageID(key: key))
+    }
+
+    @inlinable
+    func lookup(_ id: StorageID) -> (any ContextBox)? {
+        if let box = own.lookup(id) { return box }
+        return inherited.lookup(id)
+    }
+
+    // MARK: - Objects
+
+    /// Stores `object` under its own type (or under `type`, e.g. a protocol it conforms to), for
+    /// ``Context/resolve(_:)-(T.Type)`` and `@Injected(T.self)`.
+    ///
+    /// ```swift
+    /// let app = Context { $0.provide(Database(url: url)) }
+    /// let store = Context { $0.provide(PostgresStore(), as: (any Store).self) }
+    /// ```
+    public mutating func provide<Object: Sendable>(_ object: Object, as type: Object.Type = Object.self) {
+        own = own.setting(StorageID(object: type), to: ValueBox(object))
+    }
+
+    /// Removes the object this context itself provides under `type`, so that an ancestor's (if any) is
+    /// seen again.
+    ///
+    /// ```swift
+    /// request.update { $0.removeObject(Cache.self) }
+    /// ```
+    public mutating func removeObject<Object: Sendable>(_ type: Object.Type) {
+        own = own.removing(StorageID(object: type))
+    }
+
+    /// The object provided under `type` by this context or an ancestor, or `nil`.
+    ///
+    /// ```swift
+    /// let db = values.object(Database.self)
+    /// ```
+    @inlinable
+    public func object<Object: Sendable>(_ type: Object.Type) -> Object? {
+        lookup(StorageID(object: type))?.unsafeValue(as: Object.self)
+    }
+}

@@ -1,0 +1,94 @@
+// MARK: - Injected
+
+/// A property that reads a value from a context on every access, by key path or by type.
+///
+/// ```swift
+/// struct UserService {
+///     @Injected(\.logger) var logger                  // by key path
+///     @Injected(Database.self) var database           // by type; stops the process if none is provided
+///     @Injected(Cache.self) var cache: Cache?         // by type; nil if none is provided
+/// }
+///
+/// let service = request.run { UserService() }  // binds to `request` for its whole life
+/// ```
+///
+/// **Which context it reads from.** An `Injected` binds, when it is created, to ``Context/current`` (or
+/// to the context passed as `from:`), and reads from that context for its whole life, whichever task or
+/// thread later accesses it. It never consults the task-local context at access time, so a service made
+/// for one request can't read another request's values.
+///
+/// **When it reads.** On every access: a value replaced in the context later is what the next access
+/// sees. A warm read takes no lock and does not allocate.
+///
+/// `Injected` is `Sendable` when its value is. A `var` of a `Sendable` class must be immutable, so in a
+/// `final class` that is `Sendable` hold it as a constant instead: `let logger = Injected(\.logger)` and
+/// read `logger()`.
+@propertyWrapper
+public struct Injected<Value: Sendable>: Sendable {
+    /// The context this property reads from.
+    ///
+    /// ```swift
+    /// service.$logger.context === request  // true
+    /// ```
+    public let context: Context
+
+    @usableFromInline
+    let read: @Sendable (Context) -> Value
+
+    /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
+    ///
+    /// ```swift
+    /// @Injected(\.logger) var logger
+    /// @Injected(\.logger, from: app) var appLogger
+    /// ```
+    public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
+        self.context = context
+        self.read = { $0[keyPath] }
+    }
+
+    /// Reads the object provided under `type`; an access stops the process when no context provides it,
+    /// with a message naming the type and the contexts searched.
+    ///
+    /// ```swift
+    /// @Injected(Database.self) var database
+    /// ```
+    public init(_ type: Value.Type, from context: Context = .current) {
+        self.context = context
+        self.read = { $0.resolve(type) }
+    }
+
+    /// Reads the object provided under `type`, or `nil` when no context provides it.
+    ///
+    /// ```swift
+    /// @Injected(Cache.self) var cache: Cache?
+    /// ```
+    public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
+    where Value == Object? {
+        self.context = context
+        self.read = { $0.resolve(type) as Object? }
+    }
+
+    /// The value, read from ``context`` now.
+    ///
+    /// ```swift
+    /// logger.info("hello")
+    /// ```
+    @inlinable
+    public var wrappedValue: Value { read(context) }
+
+    /// The property itself, to reach its ``context``: `$logger.context`.
+    ///
+    /// ```swift
+    /// let bound = service.$logger.context
+    /// ```
+    public var projectedValue: Injected<Value> { self }
+
+    /// The value, read from ``context`` now; for an `Injected` held as a constant.
+    ///
+    /// ```swift
+    /// let logger = Injected(\.logger)
+    /// logger().info("hello")
+    /// ```
+    @inlinable
+    public func callAsFunction() -> Value { read(context) }
+}

@@ -1,0 +1,159 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - ReadDomain
+
+/// Epoch-based reclamation for the states of the contexts of one tree: readers take no lock and write
+/// only to a counter of their own thread's stripe; a replaced state is released once no reader can
+/// still be looking at it.
+///
+/// A reader enters by counting itself in the stripe of its thread, under the parity of the current
+/// epoch, and leaves by uncounting itself. A writer that replaces a state hands the old one to
+/// ``retire(_:)``; it is released once the epoch has advanced twice since, and the epoch advances only
+/// when no reader is counted under the parity of the epoch before the current one. Nothing waits: a
+/// writer that finds readers still inside leaves the state for a later writer (or for the tree's end),
+/// so a read that runs user code (a default value, a key-path getter) may itself write without
+/// deadlock.
+///
+/// `@unchecked Sendable`: the counters live in memory this class allocates and owns, accessed only
+/// through atomics; the retired list is behind the class's own `Mutex`.
+@usableFromInline
+final class ReadDomain: @unchecked Sendable {
+    /// Stripes of counters, one cache line (and a spare one) apart so that threads don't share a line.
+    @usableFromInline
+    static let stripes = 16
+    /// The distance in `Atomic<Int>`s between two stripes: 128 bytes.
+    @usableFromInline
+    static let stride = 16
+
+    /// Per stripe, two counters (index 0 and 1: readers that entered under an even or odd epoch).
+    @usableFromInline
+    let counters: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline
+    let epoch = Atomic<UInt>(0)
+    private let retired = Mutex<[(epoch: UInt, object: any AnyObject & Sendable)]>([])
+
+    init() {
+        let count = ReadDomain.stripes * ReadDomain.stride
+        counters = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: count)
+        for index in 0..<count { (counters + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        counters.deinitialize(count: ReadDomain.stripes * ReadDomain.stride)
+        counters.deallocate()
+    }
+
+    // MARK: - Readers
+
+    /// A reader's place: the counter it incremented.
+    @usableFromInline
+    struct Ticket {
+        @usableFromInline
+        let counter: UnsafeMutablePointer<Atomic<Int>>
+
+        @inlinable
+        init(counter: UnsafeMutablePointer<Atomic<Int>>) {
+            self.counter = counter
+        }
+    }
+
+    /// Enters a read: until ``leave(_:)``, no state retired from now on is released.
+    @inlinable
+    func enter() -> Ticket {
+        let parity = Int(epoch.load(ordering: .sequentiallyConsistent) & 1)
+        let counter = counters + (ReadDomain.currentStripe() &* ReadDomain.stride &+ parity)
+        counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        return Ticket(counter: counter)
+    }
+
+    /// Leaves a read entered with `ticket`.
+    @inlinable
+    func leave(_ ticket: Ticket) {
+        ticket.counter.pointee.wrappingSubtract(1, ordering: .releasing)
+    }
+
+    @inlinable
+    static func currentStripe() -> Int {
+        let thread = ReadDomain.threadIdentity()
+        // Fibonacci hashing of the thread's identity, keeping four bits.
+        return Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) &>> 60)
+    }
+
+    @inlinable
+    static func threadIdentity() -> UInt {
+        #if canImport(Glibc) || canImport(Musl)
+        return UInt(pthread_self())
+        #elseif canImport(Darwin)
+        return UInt(bitPattern: pthread_self())
+        #else
+        var marker: UInt8 = 0
+        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) &>> 20 }
+        #endif
+    }
+
+    // MARK: - Writers
+
+    /// Hands over `object`, already unreachable for new readers, to be released once no reader can still
+    /// be looking at it; releases whatever retired earlier is now safe.
+    ///
+    /// Tries for a short while to release it at once, giving concurrent readers time to leave; when a
+    /// reader stays inside (for instance the caller's own enclosing read), the object waits for a later
+    /// call or the end of the tree. Never blocks indefinitely.
+    func retire(_ object: any AnyObject & Sendable) {
+        let now = epoch.load(ordering: .sequentiallyConsistent)
+        retired.withLock { $0.append((now, object)) }
+        for attempt in 0..<64 {
+            if reclaim() { return }
+            if attempt > 4 { ReadDomain.yieldThread() }
+        }
+    }
+
+    /// Advances the epoch as far as readers allow and releases what is safe; returns whether nothing is
+    /// left waiting.
+    @discardableResult
+    func reclaim() -> Bool {
+        var released: [any AnyObject & Sendable] = []
+        let empty = retired.withLock { list -> Bool in
+            for _ in 0..<2 {
+                let current = epoch.load(ordering: .sequentiallyConsistent)
+                // Readers counted under the previous epoch's parity would keep states retired then alive.
+                guard readers(parity: Int((current &+ 1) & 1)) == 0 else { break }
+                epoch.store(current &+ 1, ordering: .sequentiallyConsistent)
+            }
+            let current = epoch.load(ordering: .sequentiallyConsistent)
+            list.removeAll { entry in
+                guard current &- entry.epoch >= 2 else { return false }
+                released.append(entry.object)
+                return true
+            }
+            return list.isEmpty
+        }
+        // Released here, outside the lock: a value's deinit is user code.
+        released.removeAll()
+        return empty
+    }
+
+    private func readers(parity: Int) -> Int {
+        var total = 0
+        for stripe in 0..<ReadDomain.stripes {
+            total &+= (counters + (stripe * ReadDomain.stride + parity)).pointee.load(
+                ordering: .sequentiallyConsistent
+            )
+        }
+        return total
+    }
+
+    private static func yieldThread() {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        sched_yield()
+        #endif
+    }
+}

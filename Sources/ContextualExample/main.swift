@@ -1,0 +1,3 @@
+import Contextual
+
+print("placeholder")

@@ -1,0 +1,105 @@
+import Contextual
+import Testing
+
+@Suite("Contexts chained parent to child")
+struct ContextChainTests {
+    @Test("A child sees everything its parent holds")
+    func childInheritsParentValues() {
+        let app = Context(name: "app") {
+            $0.requestID = "from app"
+            $0.tags = ["app"]
+        }
+        let child = app.child(name: "child") { $0.verbosity = 2 }
+        #expect(child[\.requestID] == "from app")
+        #expect(child[\.tags] == ["app"])
+        #expect(child[\.verbosity] == 2)
+    }
+
+    @Test("An override affects its context and descendants, never the parent nor a sibling")
+    func overrideStaysInSubtree() {
+        let app = Context(name: "app") { $0.requestID = "app" }
+        let first = app.child(name: "first") { $0.requestID = "first" }
+        let second = app.child(name: "second") { $0.verbosity = 1 }
+        let grandchild = first.child(name: "grandchild") { $0.verbosity = 9 }
+
+        #expect(first[\.requestID] == "first")
+        #expect(grandchild[\.requestID] == "first")
+        #expect(app[\.requestID] == "app")
+        #expect(second[\.requestID] == "app")
+        #expect(app[\.verbosity] == 0)
+        #expect(first[\.verbosity] == 0)
+    }
+
+    @Test("The nearest override wins, up to the next override of the same key")
+    func nearestOverrideWins() {
+        var context = Context(name: "level 0") { $0.verbosity = 0 }
+        for level in 1...70 {
+            context = context.child(name: "level \(level)") { values in
+                if level.isMultiple(of: 10) { values.verbosity = level }
+                values.tags.append("\(level)")
+            }
+        }
+        #expect(context[\.verbosity] == 70)
+        #expect(context.parent?[\.verbosity] == 60)
+        #expect(context[\.tags].count == 70)
+        #expect(context.depth == 70)
+    }
+
+    @Test("The one-value form overrides a single key, like environment(_:_:)")
+    func oneValueForm() {
+        let app = Context(name: "app") { $0.requestID = "app" }
+        let request = app.child(\.requestID, "req-7", name: "request")
+        #expect(request[\.requestID] == "req-7")
+        #expect(request.name == "request")
+        #expect(request.parent === app)
+    }
+
+    @Test("A dedicated modifier reads like SwiftUI's .lineLimit(2)")
+    func dedicatedModifier() {
+        let app = Context(name: "app")
+        #expect(app.verbosity(2)[\.verbosity] == 2)
+        #expect(app[\.verbosity] == 0)
+    }
+
+    @Test("transforming derives a child whose value is the inherited one transformed")
+    func transformingTransformsInheritedValue() {
+        let app = Context(name: "app") { $0.tags = ["base"] }
+        let audited = app.transforming(\.tags) { $0.append("audit") }
+        let twice = audited.transforming(\.tags) { $0.append("again") }
+        #expect(audited[\.tags] == ["base", "audit"])
+        #expect(twice[\.tags] == ["base", "audit", "again"])
+        #expect(app[\.tags] == ["base"])
+        let fromDefault = Context(name: "empty").transforming(\.tags) { $0.append("x") }
+        #expect(fromDefault[\.tags] == ["x"])
+    }
+
+    @Test("Reads inside a child's configuring closure see the parent's values")
+    func configuringClosureSeesParent() {
+        let app = Context(name: "app") { $0.verbosity = 4 }
+        let child = app.child { $0.verbosity += 1 }
+        #expect(child[\.verbosity] == 5)
+    }
+
+    @Test("A context names its chain for diagnostics, nearest first")
+    func chainNames() {
+        let app = Context(name: "app")
+        let unnamed = app.child { $0.verbosity = 1 }
+        let request = unnamed.child(name: "request") { $0.verbosity = 2 }
+        #expect(request.chainNames == ["request", "(unnamed, depth 1)", "app"])
+    }
+
+    @Test("A child does not keep its parent from being released once both are dropped, nor the parent its child")
+    func noRetainCycles() {
+        weak var weakApp: Context?
+        weak var weakChild: Context?
+        do {
+            let app = Context(name: "app") { $0.verbosity = 1 }
+            let child = app.child { $0.verbosity = 2 }
+            weakApp = app
+            weakChild = child
+            #expect(child[\.verbosity] == 2)
+        }
+        #expect(weakChild == nil)
+        #expect(weakApp == nil)
+    }
+}

@@ -1,0 +1,105 @@
+import Contextual
+import Testing
+
+private struct UserService {
+    @Injected(\.requestID) var requestID
+    @Injected(Database.self) var database
+    @Injected(Database.self) var optionalDatabase: Database?
+    @Injected(MemoryStore.self) var missingStore: MemoryStore?
+}
+
+private struct ExplicitService {
+    let app: Context
+    @Injected<String> var requestID: String
+
+    init(app: Context) {
+        self.app = app
+        self._requestID = Injected(\.requestID, from: app)
+    }
+}
+
+@Suite("@Injected")
+struct InjectedTests {
+    @Test("@Injected resolves by key path and by type, with an optional form that returns nil")
+    func resolvesByKeyPathAndType() {
+        let database = Database(url: "db")
+        let app = Context(name: "app") {
+            $0.provide(database)
+            $0.requestID = "app"
+        }
+        let request = app.child(\.requestID, "req-1", name: "request")
+        let service = request.run { UserService() }
+        #expect(service.requestID == "req-1")
+        #expect(service.database === database)
+        #expect(service.optionalDatabase === database)
+        #expect(service.missingStore == nil)
+        #expect(service.$requestID.context === request)
+    }
+
+    @Test("An object made while a context is current keeps resolving from it, on any task or thread")
+    func bindsToContextCurrentAtCreation() async {
+        let app = Context(name: "app").providing(Database(url: "db"))
+        let request = app.child(\.requestID, "req-A", name: "A")
+        let other = app.child(\.requestID, "req-B", name: "B")
+        let service = request.run { UserService() }
+        let seenElsewhere = await other.run {
+            await Task.detached { service.requestID }.value
+        }
+        #expect(seenElsewhere == "req-A")
+        #expect(other.run { service.requestID } == "req-A")
+    }
+
+    @Test("Outside any run, @Injected binds to the process-wide root")
+    func outsideRunBindsToRoot() {
+        let service = ExplicitService(app: Context(name: "app") { $0.requestID = "explicit" })
+        #expect(service.requestID == "explicit")
+        let injected = Injected(\.requestID)
+        #expect(injected.context === Context.root)
+        #expect(injected() == "none")
+    }
+
+    @Test("Values are resolved on access: a value replaced later is what the next access sees")
+    func resolvedOnAccess() {
+        let app = Context(name: "app") {
+            $0.requestID = "before"
+            $0.provide(Database(url: "old"))
+        }
+        let request = app.child(name: "request") { $0.verbosity = 1 }
+        let service = request.run { UserService() }
+        #expect(service.requestID == "before")
+        app.update {
+            $0.requestID = "after"
+            $0.provide(Database(url: "new"))
+        }
+        #expect(service.requestID == "after")
+        #expect(service.database.url == "new")
+    }
+
+    @Test("Context.current flows into child tasks and async let")
+    func currentFlowsIntoChildTasks() async {
+        let request = Context(name: "app").child(\.requestID, "flows")
+        let (fromAsyncLet, fromGroup) = await request.run {
+            async let value = Context.current[\.requestID]
+            let group = await withTaskGroup(of: String.self) { group in
+                group.addTask { Context.current[\.requestID] }
+                return await group.next() ?? ""
+            }
+            return (await value, group)
+        }
+        #expect(fromAsyncLet == "flows")
+        #expect(fromGroup == "flows")
+        #expect(Context.current === Context.root)
+    }
+
+    @Test("Accessing a missing object through @Injected stops the process, naming the type")
+    func injectedMissingStopsProcess() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let request = Context(name: "app").child(name: "request") { $0.requestID = "x" }
+            let database = Injected(Database.self, from: request)
+            _ = database.wrappedValue
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("no object of type 'ContextualTests.Database'"))
+        #expect(stderr.contains("'request' → 'app'"))
+    }
+}

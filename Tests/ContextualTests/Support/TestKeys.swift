@@ -1,0 +1,71 @@
+import Contextual
+import Synchronization
+
+// MARK: - Keys used across the suites
+
+enum RequestIDKey: ContextKey {
+    static var defaultValue: String { "none" }
+}
+
+enum TagsKey: ContextKey {
+    static var defaultValue: [String] { [] }
+}
+
+enum VerbosityKey: ContextKey {
+    static var defaultValue: Int { 0 }
+}
+
+extension ContextValues {
+    var requestID: String {
+        get { self[RequestIDKey.self] }
+        set { self[RequestIDKey.self] = newValue }
+    }
+
+    var tags: [String] {
+        get { self[TagsKey.self] }
+        set { self[TagsKey.self] = newValue }
+    }
+
+    var verbosity: Int {
+        get { self[VerbosityKey.self] }
+        set { self[VerbosityKey.self] = newValue }
+    }
+}
+
+extension Context {
+    /// A dedicated modifier, the `.lineLimit(2)` pattern.
+    func verbosity(_ level: Int) -> Context {
+        child(\.verbosity, level)
+    }
+}
+
+// MARK: - Objects
+
+final class Database: Sendable {
+    let url: String
+
+    init(url: String) {
+        self.url = url
+    }
+}
+
+protocol Store: Sendable {
+    var kind: String { get }
+}
+
+struct MemoryStore: Store {
+    var kind: String { "memory" }
+}
+
+// MARK: - Counting
+
+/// A thread-safe counter for side effects that tests count (default computations, constructions).
+final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func increment() {
+        value.withLock { $0 += 1 }
+    }
+
+    var count: Int { value.withLock { $0 } }
+}
