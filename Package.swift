@@ -12,6 +12,8 @@ let package = Package(
         .target(name: "Contextual"),
         .executableTarget(name: "ContextualExample", dependencies: ["Contextual"]),
         .testTarget(name: "ContextualTests", dependencies: ["Contextual"]),
+        // The README's code, verbatim (checked by .ci/check-readme.py), so that it cannot rot.
+        .testTarget(name: "ContextualReadmeTests", dependencies: ["Contextual"]),
     ],
     swiftLanguageModes: [.v6]
 )

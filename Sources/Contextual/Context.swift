@@ -45,8 +45,9 @@ public final class Context: Sendable {
     let stateBits: Atomic<UInt>
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
-    /// ancestor changed). Readers never take it. Locks are taken descendant first, then ancestor.
-    private let writeLock = Mutex(())
+    /// ancestor changed), and counts the states published. Readers never take it. Locks are taken
+    /// descendant first, then ancestor.
+    private let writeLock = Locked(0)
 
     // MARK: - Making contexts
 
@@ -177,25 +178,33 @@ public final class Context: Sendable {
     ///
     /// ```swift
     /// app.update { $0.config = reloaded }
+    /// app.update { $0.tags.append("canary") }              // a read-modify-write: never loses a racing write
     /// app.update { $0.removeValue(for: VerbosityKey.self) }  // back to the inherited value
     /// ```
     ///
-    /// `body` sees the context's current values and runs outside every lock. When two updates of one
-    /// context race, both apply: each writes only the entries its `body` changed.
+    /// `body` sees the context's current values and runs outside every lock. An update is atomic: when
+    /// the context changed between `body`'s read and the write (another update raced it, or an ancestor
+    /// changed), `body` runs again on the new values, so keep it free of other side effects.
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
-        let before = currentState().values
-        var after = before
-        try body(&after)
-        let changes = after.own.changes(from: before.own)
-        if changes.isEmpty { return }
-        let retired = writeLock.withLock { _ in
-            let current = unretainedState()
-            let inherited = parent?.currentState().flattened ?? .empty
-            let generation = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
-            let values = ContextValues(own: current.values.own.applying(changes), inherited: inherited)
-            return publish(ContextState(values: values, generation: generation))
+        while true {
+            let before = currentState()
+            var after = before.values
+            try body(&after)
+            if after.own.isIdentical(to: before.values.own) { return }
+            let retired = writeLock.withLock { writes -> ContextState? in
+                guard unretainedState() === before,
+                    before.generation == tree.generation.load(ordering: .sequentiallyConsistent)
+                else { return nil }
+                let generation = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+                let values = ContextValues(own: after.own, inherited: before.values.inherited)
+                writes += 1
+                return publish(ContextState(values: values, generation: generation))
+            }
+            if let retired {
+                tree.readers.retire(retired)
+                return
+            }
         }
-        tree.readers.retire(retired)
     }
 
     // MARK: - State
@@ -223,12 +232,15 @@ public final class Context: Sendable {
     func currentState() -> ContextState {
         while true {
             let ticket = tree.readers.enter()
-            let state = unretainedState()
-            if state.generation == tree.generation.load(ordering: .sequentiallyConsistent) {
-                tree.readers.leave(ticket)
-                return state
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let state = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            let isCurrent = state._withUnsafeGuaranteedRef {
+                $0.generation == tree.generation.load(ordering: .sequentiallyConsistent)
             }
+            // Retained inside the read, so the state cannot be released before the caller owns it.
+            if isCurrent { _ = state.retain() }
             tree.readers.leave(ticket)
+            if isCurrent { return state.takeRetainedValue() }
             refresh()
         }
     }
@@ -236,12 +248,13 @@ public final class Context: Sendable {
     /// Rebuilds this context's state against its parent's current state, after a change in the tree.
     @usableFromInline
     func refresh() {
-        let retired = writeLock.withLock { _ -> ContextState? in
+        let retired = writeLock.withLock { writes -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let current = unretainedState()
             if current.generation == generation { return nil }
             let inherited = parent?.currentState().flattened ?? .empty
             let values = ContextValues(own: current.values.own, inherited: inherited)
+            writes += 1
             return publish(ContextState(values: values, generation: generation))
         }
         if let retired { tree.readers.retire(retired) }

@@ -20,7 +20,7 @@ final class DefaultValueStore: Sendable {
 
     /// The bit pattern of an `Unmanaged<TableBox>` kept alive by `state.published`.
     private let current: Atomic<UInt>
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var cells: [StorageID: DefaultCell] = [:]
@@ -32,7 +32,7 @@ final class DefaultValueStore: Sendable {
     init() {
         let initial = TableBox(.empty)
         self.current = Atomic(UInt(bitPattern: Unmanaged.passUnretained(initial).toOpaque()))
-        self.state = Mutex(State(published: [initial]))
+        self.state = Locked(State(published: [initial]))
     }
 
     // MARK: - Reading
@@ -97,7 +97,7 @@ final class DefaultValueStore: Sendable {
 
 /// The once-only slot of one key's default value.
 final class DefaultCell: Sendable {
-    private let box = Mutex<(any ContextBox)?>(nil)
+    private let box = Locked<(any ContextBox)?>(nil)
 
     /// The stored box, computing it with `make` if this is the first call; `isNew` is true for the caller
     /// that computed it.

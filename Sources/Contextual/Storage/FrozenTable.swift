@@ -69,6 +69,14 @@ struct FrozenTable: Sendable {
         Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) &>> shift)
     }
 
+    /// Whether both tables share one storage (and so hold the same entries).
+    func isIdentical(to other: FrozenTable) -> Bool {
+        if count == 0 && other.count == 0 { return true }
+        let mine = slots.withUnsafeBufferPointer { $0.baseAddress }
+        let theirs = other.slots.withUnsafeBufferPointer { $0.baseAddress }
+        return mine == theirs
+    }
+
     /// Every entry, in slot order (not insertion order).
     var entries: [(id: StorageID, box: any ContextBox)] {
         slots.compactMap { slot in slot.box.map { (StorageID(raw: slot.id), $0) } }
@@ -88,28 +96,6 @@ struct FrozenTable: Sendable {
         guard lookup(id) != nil else { return self }
         var all = Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
         all[id.raw] = nil
-        return FrozenTable(all)
-    }
-
-    /// One entry written (a box) or removed (`nil`) between two tables.
-    typealias Change = (id: UInt, box: (any ContextBox)?)
-
-    /// The entries of `self` that differ from those of `earlier`: set to another box, added or removed.
-    func changes(from earlier: FrozenTable) -> [Change] {
-        var changes: [Change] = []
-        for entry in entries where earlier.lookup(entry.id) !== entry.box {
-            changes.append((entry.id.raw, entry.box))
-        }
-        for entry in earlier.entries where lookup(entry.id) == nil {
-            changes.append((entry.id.raw, nil))
-        }
-        return changes
-    }
-
-    /// A new table with `changes` applied.
-    func applying(_ changes: [Change]) -> FrozenTable {
-        var all = Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
-        for change in changes { all[change.id] = change.box }
         return FrozenTable(all)
     }
 

@@ -38,7 +38,7 @@ final class ReadDomain: @unchecked Sendable {
     let counters: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline
     let epoch = Atomic<UInt>(0)
-    private let retired = Mutex<[(epoch: UInt, object: any AnyObject & Sendable)]>([])
+    private let retired = Locked<[(epoch: UInt, object: any AnyObject & Sendable)]>([])
 
     init() {
         let count = ReadDomain.stripes * ReadDomain.stride
