@@ -28,25 +28,53 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         }
 
         /// No context in the chain provides an object of the requested type.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .missingObject { … }
+        /// ```
         public static let missingObject = Code(.missingObject)
 
-        /// The code's name, e.g. `missingObject`.
+        /// The code's name.
+        ///
+        /// ```swift
+        /// ContextError.Code.missingObject.description  // "missingObject"
+        /// ```
         public var description: String { kind.rawValue }
     }
 
     /// What kind of failure this is.
+    ///
+    /// ```swift
+    /// switch error.code { case .missingObject: …; default: … }
+    /// ```
     public let code: Code
 
-    /// The requested type, as Swift prints it (e.g. `Database`), when the failure concerns a type.
+    /// The requested type, as Swift prints it, when the failure concerns a type.
+    ///
+    /// ```swift
+    /// error.requestedType  // "MyApp.Database"
+    /// ```
     public let requestedType: String?
 
     /// The names of the contexts searched, nearest first.
+    ///
+    /// ```swift
+    /// error.searchedContexts  // ["request 42", "app"]
+    /// ```
     public let searchedContexts: [String]
 
     /// The full explanation: what was asked, where it looked, and how to fix it.
+    ///
+    /// ```swift
+    /// logger.error("\(error.message)")
+    /// ```
     public let message: String
 
     /// The full explanation, prefixed with the library name.
+    ///
+    /// ```swift
+    /// print(error)  // "Contextual: no object of type 'MyApp.Database' is provided. Searched …"
+    /// ```
     public var description: String { "Contextual: \(message)" }
 
     init(code: Code, requestedType: String?, searchedContexts: [String], message: String) {

@@ -106,8 +106,8 @@ struct ReadmeTests {
         let service = request.run { UserService() }
 
         let description = service.describe()  // "req-42 uses postgres://localhost/app"
-        let cache = service.cache             // nil: nobody provides a Cache
-        let appID = app[\.requestID]          // "-": the override stays in the request's subtree
+        let cache = service.cache  // nil: nobody provides a Cache
+        let appID = app[\.requestID]  // "-": the override stays in the request's subtree
         let verbose = request[\.config].verbose  // true: inherited from the app
 
         #expect(description == "req-42 uses postgres://localhost/app")
@@ -147,7 +147,10 @@ struct ReadmeTests {
         // The same, capturing what the library writes.
         let lines = Lines()
         tool.child { $0.output = { lines.append($0) } }.run { runChecks() }
-        tool.child { $0.verbosity = .quiet; $0.output = { lines.append($0) } }.run { runChecks() }
+        tool.child {
+            $0.verbosity = .quiet
+            $0.output = { lines.append($0) }
+        }.run { runChecks() }
         #expect(lines.all == ["checks passed"])
     }
 }

@@ -1,5 +1,6 @@
-@testable import Contextual
 import Testing
+
+@testable import Contextual
 
 // MARK: - A library that exposes keys
 
