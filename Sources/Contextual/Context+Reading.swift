@@ -8,7 +8,8 @@ extension Context {
     /// ```
     @inlinable
     public subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
-        withValues { $0[keyPath: keyPath] }
+        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[keyPath: keyPath] } }
+        return withValues { $0[keyPath: keyPath] }
     }
 
     /// The value of `key`: the nearest setting in this context's chain, or the key's default.
@@ -18,7 +19,8 @@ extension Context {
     /// ```
     @inlinable
     public subscript<Key: ContextKey>(key: Key.Type) -> Key.Value {
-        withValues { $0[key] }
+        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[key] } }
+        return withValues { $0[key] }
     }
 }
 
@@ -35,7 +37,7 @@ extension Context {
     /// ```
     @inlinable
     public func resolve<T: Sendable>(_ type: T.Type) -> T {
-        if let object = withValues({ $0.object(type) }) { return object }
+        if let object = readObject(type) { return object }
         missingObject(type)
     }
 
@@ -46,7 +48,7 @@ extension Context {
     /// ```
     @inlinable
     public func resolve<T: Sendable>(_ type: T.Type) -> T? {
-        withValues { $0.object(type) }
+        readObject(type)
     }
 
     /// The object provided under `type` by this context or an ancestor.
@@ -62,8 +64,14 @@ extension Context {
     /// - Throws: ``ContextError`` with code ``ContextError/Code/missingObject`` when no context provides it.
     @inlinable
     public func require<T: Sendable>(_ type: T.Type) throws(ContextError) -> T {
-        if let object = withValues({ $0.object(type) }) { return object }
+        if let object = readObject(type) { return object }
         throw ContextError.missingObject(type, in: self)
+    }
+
+    @inlinable
+    func readObject<T: Sendable>(_ type: T.Type) -> T? {
+        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0.object(type) } }
+        return withValues { $0.object(type) }
     }
 
     @usableFromInline

@@ -202,6 +202,7 @@ public final class Context: Sendable {
             }
             if let retired {
                 tree.readers.retire(retired)
+                notifyObservers(of: after.own.changedIDs(from: before.values.own))
                 return
             }
         }

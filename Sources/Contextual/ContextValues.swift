@@ -42,9 +42,10 @@ public struct ContextValues: Sendable {
     public subscript<Key: ContextKey>(key: Key.Type) -> Key.Value {
         @inlinable
         get {
-            if let box = lookup(StorageID(key: key)) {
-                return box.unsafeValue(as: Key.Value.self)
-            }
+            let id = StorageID(key: key)
+            let box = lookup(id)
+            if let recorder = ObservationRecorder.active { recorder.appendKey(id, box) }
+            if let box { return box.unsafeValue(as: Key.Value.self) }
             return DefaultValueStore.shared.value(for: key)
         }
         set {
@@ -98,6 +99,9 @@ public struct ContextValues: Sendable {
     /// ```
     @inlinable
     public func object<Object: Sendable>(_ type: Object.Type) -> Object? {
-        lookup(StorageID(object: type))?.unsafeValue(as: Object.self)
+        let id = StorageID(object: type)
+        let box = lookup(id)
+        if let recorder = ObservationRecorder.active { recorder.appendKey(id, box) }
+        return box?.unsafeValue(as: Object.self)
     }
 }

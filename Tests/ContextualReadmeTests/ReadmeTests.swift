@@ -179,3 +179,70 @@ extension ContextValues {
         set { self[LinesKey.self] = newValue }
     }
 }
+
+// MARK: - README: observation
+
+struct Book: Sendable, Equatable {
+    var title: String
+}
+
+final class Library: ObservableModel, @unchecked Sendable {
+    let observationRegistry = ObservationRegistry()
+    @Observed var books: [Book] = []
+}
+
+@Suite("The README's observation examples")
+struct ReadmeObservationTests {
+    @Test("Observing the Library's books, a context's config, tracking, streams and batches")
+    func observation() async {
+        let printed = Lines()
+        @Sendable func print(_ line: String) { printed.append(line) }
+
+        let library = Library()
+        let token = library.observe(\.books) { books in
+            print("The library has \(books.count) books")
+        }
+        library.books.append(Book(title: "Dune"))  // prints "The library has 1 books"
+        library.books = library.books  // equal: prints nothing
+
+        #expect(printed.all == ["The library has 1 books"])
+
+        let app = Context(name: "app") { $0.config = Config() }
+        let request = app.child(name: "request") { $0.requestID = "req-1" }
+        let configToken = request.observe(\.config) { config in
+            print("now using \(config.databaseURL)")
+        }
+        app.update { $0.config.databaseURL = "postgres://primary/app" }  // prints "now using postgres://primary/app"
+
+        #expect(printed.all.last == "now using postgres://primary/app")
+
+        withTracking {
+            _ = library.books.count
+            _ = request[\.config].verbose
+        } onChange: {
+            print("something the closure read changed")  // once, at the next change
+        }
+
+        batch {
+            library.books.append(Book(title: "Emma"))
+            library.books.append(Book(title: "Ulysses"))
+        }  // the books observer runs once, with 3 books
+
+        #expect(printed.all.filter { $0 == "something the closure read changed" }.count == 1)
+        #expect(
+            printed.all.filter { $0.hasPrefix("The library has") } == [
+                "The library has 1 books", "The library has 3 books",
+            ]
+        )
+
+        for await count in library.changes(of: \.books.count) {
+            print("\(count) books")  // the current count first, then each new one
+            if count == 4 { break }
+            library.books.append(Book(title: "Middlemarch"))
+        }
+
+        #expect(printed.all.filter { !$0.hasPrefix("The") && $0.hasSuffix(" books") } == ["3 books", "4 books"])
+        token.cancel()
+        configToken.cancel()
+    }
+}

@@ -38,6 +38,8 @@ final class ContextTree: Sendable {
     let generation = Atomic<UInt64>(0)
     @usableFromInline
     let readers = ReadDomain()
+    /// The subscribers to context entries anywhere in the tree, by entry identity.
+    let observers = ObservationRegistry()
 
     init() {}
 }

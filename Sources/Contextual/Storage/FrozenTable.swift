@@ -99,6 +99,15 @@ struct FrozenTable: Sendable {
         return FrozenTable(all)
     }
 
+    /// The identities of the entries that differ between `self` and `earlier`: set to another box, added
+    /// or removed.
+    func changedIDs(from earlier: FrozenTable) -> [UInt] {
+        var changed: [UInt] = []
+        for entry in entries where earlier.lookup(entry.id) !== entry.box { changed.append(entry.id.raw) }
+        for entry in earlier.entries where lookup(entry.id) == nil { changed.append(entry.id.raw) }
+        return changed
+    }
+
     /// A new table holding the entries of `base` overlaid with those of `overrides`.
     static func merging(_ base: FrozenTable, overriddenBy overrides: FrozenTable) -> FrozenTable {
         if overrides.count == 0 { return base }

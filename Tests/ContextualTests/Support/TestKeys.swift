@@ -69,3 +69,41 @@ final class Counter: Sendable {
 
     var count: Int { value.withLock { $0 } }
 }
+
+/// Collects values delivered to handlers, from any thread.
+final class Collector<Value: Sendable>: Sendable {
+    private let values = Locked<[Value]>([])
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+    var count: Int { values.withLock { $0.count } }
+}
+
+// MARK: - An observable model: the SwiftUI docs' Library, rewritten
+
+struct Book: Sendable, Equatable {
+    var title: String
+}
+
+final class Library: ObservableModel, @unchecked Sendable {
+    let observationRegistry = ObservationRegistry()
+    @Observed var books: [Book] = []
+    @Observed var name = "City Library"
+    @Observed var database = Database(url: "library-db")
+
+    var bookCount: Int { books.count }
+}
+
+enum LibraryKey: ContextKey {
+    static var defaultValue: Library? { nil }
+}
+
+extension ContextValues {
+    var library: Library? {
+        get { self[LibraryKey.self] }
+        set { self[LibraryKey.self] = newValue }
+    }
+}

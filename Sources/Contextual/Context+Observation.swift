@@ -1,0 +1,98 @@
+// MARK: - Observing context values
+
+extension Context {
+    /// Calls `handler` with the value at `keyPath` as this context sees it, after every change of it:
+    /// an ``update(_:)`` of this context or of an ancestor, or an override added or removed in between.
+    /// A change shielded by an override between the change and this context does not call it.
+    ///
+    /// ```swift
+    /// let token = request.observe(\.config) { config in reconnect(to: config.databaseURL) }
+    /// app.update { $0.config = reloaded }  // calls the handler with `reloaded`
+    /// ```
+    ///
+    /// The handler runs after the change is stored, synchronously on the updating thread, outside every
+    /// lock. The token holds this context weakly: observing never keeps a context alive.
+    public func observe<Value: Sendable>(
+        _ keyPath: KeyPath<ContextValues, Value> & Sendable,
+        _ handler: @escaping @Sendable (Value) -> Void
+    ) -> ObservationToken {
+        subscribeToValue(of: { [weak self] in self?[keyPath] }, handler: handler).token
+    }
+
+    /// Calls `handler` with the object provided under `type` as this context sees it (or `nil`), after
+    /// every change of which object that is. A property change inside the object does not call it:
+    /// observe that property on the object.
+    ///
+    /// ```swift
+    /// let token = request.observe(ConnectionPool.self) { pool in healthCheck.watch(pool) }
+    /// ```
+    public func observe<Object: Sendable>(
+        _ type: Object.Type,
+        _ handler: @escaping @Sendable (Object?) -> Void
+    ) -> ObservationToken {
+        subscribeToValue(
+            of: { [weak self] () -> Object?? in self.map { $0.resolve(type) as Object? } },
+            handler: { handler($0) }
+        ).token
+    }
+
+    /// The value at `keyPath` as this context sees it now, then after every change, as an
+    /// `AsyncSequence`; a slow consumer gets the newest value. Ending the consuming task ends the
+    /// subscription.
+    ///
+    /// ```swift
+    /// for await config in app.changes(of: \.config) {
+    ///     apply(config)
+    /// }
+    /// ```
+    public func changes<Value: Sendable>(of keyPath: KeyPath<ContextValues, Value> & Sendable) -> AsyncStream<Value> {
+        streamOfValue(of: { [weak self] in self?[keyPath] })
+    }
+
+    // MARK: - Tracked reads
+
+    /// Reads through `body` and records the entries it read, for a subscription.
+    @usableFromInline
+    func trackedRead<Value>(_ recorder: ObservationRecorder, _ body: (ContextValues) -> Value) -> Value {
+        let start = recorder.keyCount
+        let state = currentState()
+        let value = body(state.values)
+        let entries = recorder.keys(from: start)
+        recorder.append(ContextAccess(context: self, entries: entries, generation: state.generation))
+        return value
+    }
+
+    /// Tells the observers of `changes` that this context's own entries changed.
+    func notifyObservers(of changes: [UInt]) {
+        if changes.isEmpty { return }
+        tree.observers.didChange(changes)
+    }
+}
+
+// MARK: - ContextAccess
+
+/// A read of some entries of a context, as recorded for tracking.
+struct ContextAccess: TrackedAccess {
+    weak var context: Context?
+    let entries: [(id: StorageID, box: (any ContextBox)?)]
+    let generation: UInt64
+
+    var version: UInt64 { generation }
+
+    func subscribe(_ subscriber: any Subscriber) -> (token: ObservationToken, changedSinceRead: Bool) {
+        guard let context else { return (ObservationToken {}, false) }
+        let token = context.tree.observers.add(subscriber, to: entries.map(\.id.raw))
+        return (token, !isCurrent)
+    }
+
+    var identity: [UInt] {
+        entries.map { entry in entry.box.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0 }
+    }
+
+    /// Whether the context still sees the very boxes that were read.
+    var isCurrent: Bool {
+        guard let context else { return true }
+        let values = context.currentState().values
+        return entries.allSatisfy { values.lookup($0.id) === $0.box }
+    }
+}

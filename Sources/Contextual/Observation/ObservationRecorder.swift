@@ -1,0 +1,71 @@
+import Synchronization
+
+// MARK: - ObservationRecorder
+
+/// Collects what a closure reads (observed properties, context keys) while it runs, so that a
+/// subscription can watch exactly that.
+@usableFromInline
+final class ObservationRecorder: Sendable {
+    /// Whether any recorder is active in the process. Reads check this one relaxed atomic load before
+    /// looking up the task-local recorder, so that reading with nobody tracking costs next to nothing.
+    /// It is a balanced count of active recording scopes, not configuration: nothing to reset.
+    @usableFromInline
+    static let activeCount = Atomic<Int>(0)
+
+    @usableFromInline
+    @TaskLocal static var current: ObservationRecorder?
+
+    private let accesses = Locked<[any TrackedAccess]>([])
+    private let keys = Locked<[(id: StorageID, box: (any ContextBox)?)]>([])
+
+    /// Runs `body` recording what it reads.
+    static func record<Result>(_ body: () throws -> Result) rethrows -> (Result, [any TrackedAccess]) {
+        let recorder = ObservationRecorder()
+        activeCount.wrappingAdd(1, ordering: .relaxed)
+        defer { activeCount.wrappingSubtract(1, ordering: .relaxed) }
+        let result = try $current.withValue(recorder) { try body() }
+        return (result, recorder.accesses.withLock { $0 })
+    }
+
+    /// The recorder of the running scope, if any; one relaxed load when nobody records.
+    @inlinable
+    static var active: ObservationRecorder? {
+        if activeCount.load(ordering: .relaxed) == 0 { return nil }
+        return current
+    }
+
+    func append(_ access: any TrackedAccess) {
+        accesses.withLock { $0.append(access) }
+    }
+
+    // MARK: - Context keys
+
+    @usableFromInline
+    func appendKey(_ id: StorageID, _ box: (any ContextBox)?) {
+        keys.withLock { $0.append((id, box)) }
+    }
+
+    var keyCount: Int { keys.withLock { $0.count } }
+
+    func keys(from start: Int) -> [(id: StorageID, box: (any ContextBox)?)] {
+        keys.withLock { Array($0[start...]) }
+    }
+}
+
+// MARK: - TrackedAccess
+
+/// One thing a closure read, which can be subscribed to.
+protocol TrackedAccess: Sendable {
+    /// Subscribes `subscriber` to changes of what was read; `changedSinceRead` is true when it already
+    /// changed between the read and the subscription (the subscriber should then react at once).
+    func subscribe(_ subscriber: any Subscriber) -> (token: ObservationToken, changedSinceRead: Bool)
+
+    /// A number that grows with every change of what was read, for ordering deliveries.
+    var version: UInt64 { get }
+
+    /// What was read, by identity: equal identities mean nothing observable changed.
+    var identity: [UInt] { get }
+
+    /// Whether what was read is still what there is now.
+    var isCurrent: Bool { get }
+}

@@ -1,0 +1,117 @@
+// MARK: - Tracking
+
+/// Runs `apply`, recording the observed properties and context keys it reads, and calls `onChange`
+/// once, the first time any of them changes afterwards.
+///
+/// ```swift
+/// let count = withTracking {
+///     library.books.count
+/// } onChange: {
+///     print("the books changed")
+/// }
+/// ```
+///
+/// `onChange` runs after the change is stored, on the writing thread, outside every lock. A change made
+/// between the read and the end of `apply` counts: `onChange` then runs at once.
+@discardableResult
+public func withTracking<Result>(
+    _ apply: () throws -> Result,
+    onChange: @escaping @Sendable () -> Void
+) rethrows -> Result {
+    let (result, accesses) = try ObservationRecorder.record(apply)
+    let subscriber = OneShotSubscriber(onChange)
+    let (tokens, changedSinceRead) = accesses.subscribe(subscriber)
+    subscriber.attach(tokens)
+    if changedSinceRead { subscriber.changed() }
+    return result
+}
+
+/// Tracks `apply` continuously: after each change of what it read, runs it again (re-recording what it
+/// reads) and passes its new result to `onChange`, until the token is cancelled or released.
+///
+/// ```swift
+/// let token = withContinuousTracking {
+///     library.books.count
+/// } onChange: { count in
+///     print("now \(count) books")
+/// }
+/// ```
+public func withContinuousTracking<Value: Sendable>(
+    _ apply: @escaping @Sendable () -> Value,
+    onChange: @escaping @Sendable (Value) -> Void
+) -> ObservationToken {
+    let tracker = ContinuousTracker(apply: apply, onChange: onChange)
+    tracker.arm(deliver: false)
+    return ObservationToken { tracker.cancel() }
+}
+
+/// The state of one ``withContinuousTracking(_:onChange:)``.
+final class ContinuousTracker<Value: Sendable>: Sendable {
+    private let apply: @Sendable () -> Value
+    private let onChange: @Sendable (Value) -> Void
+    private let state = Locked<(cancelled: Bool, current: OneShotSubscriber?)>((false, nil))
+
+    init(apply: @escaping @Sendable () -> Value, onChange: @escaping @Sendable (Value) -> Void) {
+        self.apply = apply
+        self.onChange = onChange
+    }
+
+    func arm(deliver: Bool) {
+        if state.withLock({ $0.cancelled }) { return }
+        let (value, accesses) = ObservationRecorder.record(apply)
+        let subscriber = OneShotSubscriber { [weak self] in self?.arm(deliver: true) }
+        let stale = state.withLock { state -> OneShotSubscriber? in
+            if state.cancelled { return subscriber }
+            defer { state.current = subscriber }
+            return nil
+        }
+        if let stale { return stale.end() }
+        let (tokens, changedSinceRead) = accesses.subscribe(subscriber)
+        subscriber.attach(tokens)
+        if deliver { onChange(value) }
+        if changedSinceRead { subscriber.changed() }
+    }
+
+    func cancel() {
+        let current = state.withLock { state -> OneShotSubscriber? in
+            state.cancelled = true
+            defer { state.current = nil }
+            return state.current
+        }
+        current?.end()
+    }
+}
+
+// MARK: - Observing a model
+
+extension ObservableModel {
+    /// Calls `handler` with the new value at `keyPath` after every change of it (the observed
+    /// properties it reads), until the token is cancelled or released.
+    ///
+    /// ```swift
+    /// let token = library.observe(\.books) { books in print(books.count) }
+    /// ```
+    ///
+    /// The handler runs after the change is stored, synchronously on the writing thread, outside every
+    /// lock; it may read, write, subscribe or cancel. Equal writes don't call it. The token holds the
+    /// model weakly.
+    public func observe<Value: Sendable>(
+        _ keyPath: KeyPath<Self, Value> & Sendable,
+        _ handler: @escaping @Sendable (Value) -> Void
+    ) -> ObservationToken {
+        subscribeToValue(of: { [weak self] in self?[keyPath: keyPath] }, handler: handler).token
+    }
+
+    /// The value at `keyPath` now, then after every change, as an `AsyncSequence`; a slow consumer gets
+    /// the newest value. It finishes when the model is released; ending the consuming task ends the
+    /// subscription.
+    ///
+    /// ```swift
+    /// for await books in library.changes(of: \.books) {
+    ///     print(books.count)
+    /// }
+    /// ```
+    public func changes<Value: Sendable>(of keyPath: KeyPath<Self, Value> & Sendable) -> AsyncStream<Value> {
+        streamOfValue(of: { [weak self] in self?[keyPath: keyPath] })
+    }
+}

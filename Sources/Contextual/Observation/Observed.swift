@@ -1,0 +1,146 @@
+// MARK: - ObservableModel
+
+/// A class whose ``Observed`` properties notify subscribers, through the ``ObservationRegistry`` it owns.
+///
+/// ```swift
+/// final class Library: ObservableModel, @unchecked Sendable {
+///     let observationRegistry = ObservationRegistry()
+///     @Observed var books: [Book] = []
+/// }
+///
+/// let token = library.observe(\.books) { books in print("now \(books.count) books") }
+/// ```
+///
+/// A property wrapper's storage is a `var`, which a class checked as `Sendable` may not have; declare the
+/// model `@unchecked Sendable`. That is sound: each `@Observed` storage is a reference assigned once, in
+/// `init`, and its value lives behind that storage's own lock.
+public protocol ObservableModel: AnyObject, Sendable {
+    /// The registry that the model's ``Observed`` properties report to.
+    ///
+    /// ```swift
+    /// let observationRegistry = ObservationRegistry()
+    /// ```
+    var observationRegistry: ObservationRegistry { get }
+}
+
+// MARK: - Observed
+
+/// A property of an ``ObservableModel`` that reports reads (for tracking) and writes (to subscribers).
+///
+/// ```swift
+/// @Observed var books: [Book] = []
+/// ```
+///
+/// Writing a value equal to the current one (for `Equatable` values) or the same instance (for
+/// classes) notifies nobody. Reads and writes are safe from any thread.
+@propertyWrapper
+public struct Observed<Value: Sendable>: Sendable {
+    @usableFromInline
+    let storage: ObservedStorage<Value>
+
+    /// An observed property of an `Equatable` type: writing an equal value notifies nobody.
+    ///
+    /// ```swift
+    /// @Observed var title = "Untitled"
+    /// ```
+    public init(wrappedValue: Value) where Value: Equatable {
+        storage = ObservedStorage(wrappedValue, isSame: ==)
+    }
+
+    /// An observed property: writing the same instance (for a class) notifies nobody; any other write
+    /// notifies.
+    ///
+    /// ```swift
+    /// @Observed var pool: ConnectionPool
+    /// ```
+    public init(wrappedValue: Value) {
+        storage = ObservedStorage(wrappedValue) { old, new in
+            guard Value.self is AnyObject.Type else { return false }
+            return (old as AnyObject) === (new as AnyObject)
+        }
+    }
+
+    /// Not available: `@Observed` works only in a class that adopts ``ObservableModel``.
+    @available(*, unavailable, message: "@Observed is available only in a class that adopts ObservableModel")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        // swift-format-ignore: UseSingleLinePropertyGetter
+        set { fatalError("unavailable") }
+    }
+
+    /// Reads and writes the property of `model`, reporting to its registry.
+    ///
+    /// ```swift
+    /// library.books.append(book)  // goes through here
+    /// ```
+    public static subscript<Model: ObservableModel>(
+        _enclosingInstance model: Model,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Model, Observed<Value>>
+    ) -> Value {
+        get { model[keyPath: storageKeyPath].storage.read(in: model.observationRegistry) }
+        set { model[keyPath: storageKeyPath].storage.write(newValue, in: model.observationRegistry) }
+    }
+}
+
+// MARK: - ObservedStorage
+
+/// The value of one observed property, its version, and how to compare two values.
+@usableFromInline
+final class ObservedStorage<Value: Sendable>: Sendable {
+    private let state: Locked<(value: Value, version: UInt64)>
+    private let isSame: @Sendable (Value, Value) -> Bool
+
+    init(_ value: Value, isSame: @escaping @Sendable (Value, Value) -> Bool) {
+        self.state = Locked((value, 0))
+        self.isSame = isSame
+    }
+
+    var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+
+    var version: UInt64 { state.withLock { $0.version } }
+
+    func read(in registry: ObservationRegistry) -> Value {
+        let (value, version) = state.withLock { ($0.value, $0.version) }
+        if let recorder = ObservationRecorder.active {
+            recorder.append(PropertyAccess(registry: registry, storage: self, version: version))
+        }
+        return value
+    }
+
+    func write(_ newValue: Value, in registry: ObservationRegistry) {
+        while true {
+            let (old, version) = state.withLock { ($0.value, $0.version) }
+            // Compared outside the lock: `==` is user code.
+            if isSame(old, newValue) { return }
+            let replaced = state.withLock { state -> Value? in
+                guard state.version == version else { return nil }
+                defer { state = (newValue, version &+ 1) }
+                return state.value
+            }
+            // The old value is released here, outside the lock: its deinit is user code.
+            guard replaced != nil else { continue }
+            registry.didChange(CollectionOfOne(id))
+            return
+        }
+    }
+}
+
+// MARK: - PropertyAccess
+
+/// A read of one observed property, as recorded for tracking.
+struct PropertyAccess<Value: Sendable>: TrackedAccess {
+    weak var registry: ObservationRegistry?
+    let storage: ObservedStorage<Value>
+    let version: UInt64
+
+    func subscribe(_ subscriber: any Subscriber) -> (token: ObservationToken, changedSinceRead: Bool) {
+        guard let registry else { return (ObservationToken {}, false) }
+        let token = registry.add(subscriber, to: [storage.id])
+        return (token, !isCurrent)
+    }
+
+    var isCurrent: Bool { storage.version == version }
+
+    var identity: [UInt] { [storage.id, UInt(truncatingIfNeeded: version)] }
+}

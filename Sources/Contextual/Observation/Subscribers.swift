@@ -1,0 +1,163 @@
+// MARK: - ValueSubscriber
+
+/// Delivers the value of an expression after each change of what it reads, newest first: a delivery
+/// is skipped when a later one already went out (or when nothing it reads changed version).
+final class ValueSubscriber<Value: Sendable>: Subscriber {
+    private let evaluate: @Sendable () -> Value?
+    private let handler: @Sendable (Value) -> Void
+    private let onEnd: @Sendable () -> Void
+    private let state: Locked<(delivered: UInt64, identity: [UInt], tokens: [ObservationToken], ended: Bool)>
+
+    init(
+        evaluate: @escaping @Sendable () -> Value?,
+        handler: @escaping @Sendable (Value) -> Void,
+        onEnd: @escaping @Sendable () -> Void,
+        read accesses: [any TrackedAccess]
+    ) {
+        self.evaluate = evaluate
+        self.handler = handler
+        self.onEnd = onEnd
+        self.state = Locked((accesses.totalVersion, accesses.identity, [], false))
+    }
+
+    func attach(_ tokens: [ObservationToken]) {
+        let ended = state.withLock { state in
+            if !state.ended { state.tokens = tokens }
+            return state.ended
+        }
+        if ended { for token in tokens { token.cancel() } }
+    }
+
+    func changed() {
+        if state.withLock({ $0.ended }) { return }
+        var result: (Value?, [any TrackedAccess])
+        repeat {
+            result = ObservationRecorder.record(evaluate)
+        } while result.0 != nil && !isConsistent(result.1)
+        guard let value = result.0 else { return end() }
+        let version = result.1.totalVersion
+        let identity = result.1.identity
+        // Newer than the last delivery, and something read is really different (an update elsewhere in
+        // the tree moves the version without changing what this subscriber sees).
+        let isNewer = state.withLock { state in
+            guard !state.ended, version > state.delivered, identity != state.identity else { return false }
+            state.delivered = version
+            state.identity = identity
+            return true
+        }
+        if isNewer { handler(value) }
+    }
+
+    /// Whether nothing that was read changed while it was being read.
+    private func isConsistent(_ accesses: [any TrackedAccess]) -> Bool {
+        accesses.allSatisfy { $0.isCurrent }
+    }
+
+    func end() {
+        let tokens = state.withLock { state -> [ObservationToken]? in
+            if state.ended { return nil }
+            state.ended = true
+            defer { state.tokens = [] }
+            return state.tokens
+        }
+        guard let tokens else { return }
+        for token in tokens { token.cancel() }
+        onEnd()
+    }
+}
+
+// MARK: - OneShotSubscriber
+
+/// Calls its action once, on the first change of anything it watches, then unsubscribes.
+final class OneShotSubscriber: Subscriber {
+    private let action: @Sendable () -> Void
+    private let state = Locked<(fired: Bool, tokens: [ObservationToken])>((false, []))
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    func attach(_ tokens: [ObservationToken]) {
+        let fired = state.withLock { state in
+            if !state.fired { state.tokens = tokens }
+            return state.fired
+        }
+        if fired { for token in tokens { token.cancel() } }
+    }
+
+    func changed() {
+        guard let tokens = fire() else { return }
+        for token in tokens { token.cancel() }
+        action()
+    }
+
+    func end() {
+        guard let tokens = fire() else { return }
+        for token in tokens { token.cancel() }
+    }
+
+    /// Marks the subscriber fired; returns its tokens the first time only.
+    private func fire() -> [ObservationToken]? {
+        state.withLock { state in
+            if state.fired { return nil }
+            state.fired = true
+            defer { state.tokens = [] }
+            return state.tokens
+        }
+    }
+}
+
+// MARK: - Subscribing to what an expression reads
+
+extension Array where Element == any TrackedAccess {
+    var totalVersion: UInt64 { reduce(0) { $0 &+ $1.version } }
+    var identity: [UInt] { flatMap(\.identity) }
+
+    /// Subscribes `subscriber` to everything read; returns the tokens and whether anything already
+    /// changed since it was read.
+    func subscribe(_ subscriber: any Subscriber) -> (tokens: [ObservationToken], changedSinceRead: Bool) {
+        var tokens: [ObservationToken] = []
+        var changed = false
+        for access in self {
+            let (token, changedSinceRead) = access.subscribe(subscriber)
+            tokens.append(token)
+            changed = changed || changedSinceRead
+        }
+        return (tokens, changed)
+    }
+}
+
+/// Subscribes `handler` to the value of `evaluate`, re-evaluated after each change of what it reads.
+/// Returns the current value (nil when the target is gone) and the token.
+func subscribeToValue<Value: Sendable>(
+    of evaluate: @escaping @Sendable () -> Value?,
+    handler: @escaping @Sendable (Value) -> Void,
+    onEnd: @escaping @Sendable () -> Void = {}
+) -> (initial: Value?, token: ObservationToken) {
+    let (initial, accesses) = ObservationRecorder.record(evaluate)
+    let subscriber = ValueSubscriber(evaluate: evaluate, handler: handler, onEnd: onEnd, read: accesses)
+    let (tokens, changedSinceRead) = accesses.subscribe(subscriber)
+    subscriber.attach(tokens)
+    if changedSinceRead { subscriber.changed() }
+    return (initial, ObservationToken { subscriber.end() })
+}
+
+/// A stream of the value of `evaluate`: the current value first, then the value after each change,
+/// keeping only the newest when the consumer is slow. It finishes when the target is gone or the
+/// consuming task ends.
+func streamOfValue<Value: Sendable>(of evaluate: @escaping @Sendable () -> Value?) -> AsyncStream<Value> {
+    AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+        let (initial, token) = subscribeToValue(
+            of: evaluate,
+            handler: { continuation.yield($0) },
+            onEnd: { continuation.finish() }
+        )
+        if let initial {
+            continuation.yield(initial)
+            continuation.onTermination = { _ in token.cancel() }
+        } else {
+            token.cancel()
+            continuation.finish()
+        }
+    }
+}
