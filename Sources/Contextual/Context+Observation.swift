@@ -55,10 +55,11 @@ extension Context {
     @usableFromInline
     func trackedRead<Value>(_ recorder: ObservationRecorder, _ body: (ContextValues) -> Value) -> Value {
         let start = recorder.keyCount
-        let state = currentState()
-        let value = body(state.values)
-        let entries = recorder.keys(from: start)
-        recorder.append(ContextAccess(context: self, entries: entries, generation: state.generation))
+        let snapshot = snapshot()
+        let value = body(snapshot.values)
+        // The boxes are kept by the access: their addresses stay unique while they are compared.
+        let entries = recorder.keys(from: start).map { (id: $0.id, box: snapshot.values.box($0.id)) }
+        recorder.append(ContextAccess(context: self, entries: entries, generation: snapshot.generation))
         return value
     }
 
@@ -74,6 +75,7 @@ extension Context {
 /// A read of some entries of a context, as recorded for tracking.
 struct ContextAccess: TrackedAccess {
     weak var context: Context?
+    /// The entries read and the boxes seen (nil: not set anywhere in the chain), kept alive.
     let entries: [(id: StorageID, box: (any ContextBox)?)]
     let generation: UInt64
 
@@ -85,14 +87,12 @@ struct ContextAccess: TrackedAccess {
         return (token, !isCurrent)
     }
 
-    var identity: [UInt] {
-        entries.map { entry in entry.box.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0 }
-    }
+    var identity: [UInt] { entries.map { $0.box.map(address(of:)) ?? 0 } }
 
     /// Whether the context still sees the very boxes that were read.
     var isCurrent: Bool {
         guard let context else { return true }
-        let values = context.currentState().values
-        return entries.allSatisfy { values.lookup($0.id) === $0.box }
+        let values = context.snapshot().values
+        return entries.allSatisfy { values.rawBox($0.id) == ($0.box.map(address(of:)) ?? 0) }
     }
 }

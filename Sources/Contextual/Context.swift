@@ -40,14 +40,26 @@ public final class Context: Sendable {
     @usableFromInline
     let tree: ContextTree
 
-    /// The bit pattern of an `Unmanaged<ContextState>` this context holds a +1 reference to.
+    /// The values this context was made with. They stay valid for the context's whole life, so a read
+    /// of them needs no read section: while nothing in the tree has changed since (`initialGeneration`
+    /// is the tree's generation) and no state was published (`stateBits` is 0), reads come from here.
     @usableFromInline
-    let stateBits: Atomic<UInt>
+    let initial: ContextValues
+    @usableFromInline
+    let initialGeneration: UInt64
+
+    /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
+    /// this context holds a +1 reference to, published by an update or a refresh.
+    @usableFromInline
+    let stateBits = Atomic<UInt>(0)
+
+    /// `initial` flattened into one table for children, merged on first use.
+    private let initialFlattened = AtomicLazyReference<TableBox>()
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
-    /// ancestor changed), and counts the states published. Readers never take it. Locks are taken
-    /// descendant first, then ancestor.
-    private let writeLock = Locked(0)
+    /// ancestor changed) and counts the states published; made on first use. Readers never take it.
+    /// Locks are taken descendant first, then ancestor.
+    private let writeLockStorage = AtomicLazyReference<Locked<Int>>()
 
     // MARK: - Making contexts
 
@@ -69,7 +81,7 @@ public final class Context: Sendable {
     ) rethrows {
         var values = ContextValues(own: .empty, inherited: .empty)
         try configure(&values)
-        self.init(name: name, parent: nil, tree: ContextTree(), own: values.own, inherited: .empty, generation: 0)
+        self.init(name: name, parent: nil, tree: ContextTree(), values: values, generation: 0)
     }
 
     /// Makes an empty root context: every key reads as its default until a child overrides it.
@@ -78,28 +90,27 @@ public final class Context: Sendable {
     /// let root = Context(name: "tool")
     /// ```
     public convenience init(name: String? = nil) {
-        self.init(name: name, parent: nil, tree: ContextTree(), own: .empty, inherited: .empty, generation: 0)
+        self.init(
+            name: name,
+            parent: nil,
+            tree: ContextTree(),
+            values: ContextValues(own: .empty, inherited: .empty),
+            generation: 0
+        )
     }
 
-    private init(
-        name: String?,
-        parent: Context?,
-        tree: ContextTree,
-        own: FrozenTable,
-        inherited: FrozenTable,
-        generation: UInt64
-    ) {
+    private init(name: String?, parent: Context?, tree: ContextTree, values: ContextValues, generation: UInt64) {
         self.name = name
         self.parent = parent
         self.tree = tree
-        let state = ContextState(values: ContextValues(own: own, inherited: inherited), generation: generation)
-        self.stateBits = Atomic(UInt(bitPattern: Unmanaged.passRetained(state).toOpaque()))
+        self.initial = values
+        self.initialGeneration = generation
     }
 
     deinit {
         // No reader can be inside: each holds a strong reference to this context.
-        Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: stateBits.load(ordering: .acquiring))!)
-            .release()
+        let bits = stateBits.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
     }
 
     /// Derives a child context whose values are this context's, overridden by `configure`.
@@ -117,16 +128,10 @@ public final class Context: Sendable {
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-        var values = ContextValues(own: .empty, inherited: currentState().flattened)
+        let inherited = readsInitial ? initialFlattenedTable : snapshot().flattened
+        var values = ContextValues(own: .empty, inherited: inherited)
         try configure(&values)
-        return Context(
-            name: name,
-            parent: self,
-            tree: tree,
-            own: values.own,
-            inherited: values.inherited,
-            generation: generation
-        )
+        return Context(name: name, parent: self, tree: tree, values: values, generation: generation)
     }
 
     /// Derives a child context that overrides one value, like SwiftUI's `environment(_:_:)`.
@@ -184,95 +189,161 @@ public final class Context: Sendable {
     ///
     /// `body` sees the context's current values and runs outside every lock. An update is atomic: when
     /// the context changed between `body`'s read and the write (another update raced it, or an ancestor
-    /// changed), `body` runs again on the new values, so keep it free of other side effects.
+    /// changed), `body` runs again on the new values, so keep it free of other side effects. Observers
+    /// of what changed are notified after the new values are stored, on this thread.
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
         while true {
-            let before = currentState()
+            let before = snapshot()
             var after = before.values
             try body(&after)
             if after.own.isIdentical(to: before.values.own) { return }
-            let retired = writeLock.withLock { writes -> ContextState? in
-                guard unretainedState() === before,
+            let published = writeLock.withLock { writes -> (retired: ContextState?, done: Bool) in
+                guard stateBits.load(ordering: .sequentiallyConsistent) == before.bits,
                     before.generation == tree.generation.load(ordering: .sequentiallyConsistent)
-                else { return nil }
+                else { return (nil, false) }
                 let generation = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
                 let values = ContextValues(own: after.own, inherited: before.values.inherited)
                 writes += 1
-                return publish(ContextState(values: values, generation: generation))
+                return (publish(ContextState(values: values, generation: generation)), true)
             }
-            if let retired {
-                tree.readers.retire(retired)
-                notifyObservers(of: after.own.changedIDs(from: before.values.own))
-                return
-            }
+            guard published.done else { continue }
+            if let retired = published.retired { tree.readers.retire(retired) }
+            notifyObservers(of: after.own.changedIDs(from: before.values.own))
+            return
         }
     }
 
     // MARK: - State
 
-    /// Runs `body` on this context's current values, inside a read of the tree's domain.
+    private var writeLock: Locked<Int> {
+        if let lock = writeLockStorage.load() { return lock }
+        return writeLockStorage.storeIfNil(Locked(0))
+    }
+
+    /// Whether a read may use `initial` without a read section: no state was published and nothing in
+    /// the tree changed since this context was made.
+    @inlinable
+    var readsInitial: Bool {
+        stateBits.load(ordering: .acquiring) == 0
+            && initialGeneration == tree.generation.load(ordering: .acquiring)
+    }
+
+    /// Runs `body` on this context's current values: `initial` when nothing changed, else the published
+    /// state, inside a read of the tree's domain. `body` must not keep what it is given.
     @inlinable
     func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
+        if readsInitial { return body(initial) }
+        return withPublishedValues(body)
+    }
+
+    @usableFromInline
+    func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
         while true {
             let ticket = tree.readers.enter()
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let result = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                ._withUnsafeGuaranteedRef { state -> Result? in
-                    guard state.generation == tree.generation.load(ordering: .sequentiallyConsistent) else {
-                        return nil
-                    }
-                    return body(state.values)
-                }
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            let result: Result?
+            if bits == 0 {
+                result = initialGeneration == generation ? body(initial) : nil
+            } else {
+                result = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+                    ._withUnsafeGuaranteedRef { state in state.generation == generation ? body(state.values) : nil }
+            }
             tree.readers.leave(ticket)
             if let result { return result }
             refresh()
         }
     }
 
-    /// This context's state, brought up to date with its ancestors.
-    func currentState() -> ContextState {
+    /// This context's values as they are now, brought up to date with its ancestors, with what keeps
+    /// them alive; for everything but the hot read path.
+    func snapshot() -> Snapshot {
         while true {
             let ticket = tree.readers.enter()
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let state = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-            let isCurrent = state._withUnsafeGuaranteedRef {
-                $0.generation == tree.generation.load(ordering: .sequentiallyConsistent)
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            var snapshot: Snapshot?
+            if bits == 0 {
+                if initialGeneration == generation {
+                    snapshot = Snapshot(bits: 0, values: initial, generation: generation, state: nil, owner: self)
+                }
+            } else {
+                let state = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+                if state._withUnsafeGuaranteedRef({ $0.generation == generation }) {
+                    // Retained inside the read, so the state cannot be released before the caller owns it.
+                    let owned = state.retain().takeRetainedValue()
+                    snapshot = Snapshot(
+                        bits: bits,
+                        values: owned.values,
+                        generation: generation,
+                        state: owned,
+                        owner: self
+                    )
+                }
             }
-            // Retained inside the read, so the state cannot be released before the caller owns it.
-            if isCurrent { _ = state.retain() }
             tree.readers.leave(ticket)
-            if isCurrent { return state.takeRetainedValue() }
+            if let snapshot { return snapshot }
             refresh()
         }
     }
 
-    /// Rebuilds this context's state against its parent's current state, after a change in the tree.
+    /// Everything `initial` holds in one table, for children; merged once.
+    fileprivate var initialFlattenedTable: FrozenTable {
+        if initial.own.count == 0 { return initial.inherited }
+        if initial.inherited.count == 0 { return initial.own }
+        if let cached = initialFlattened.load() { return cached.table }
+        let merged = TableBox(FrozenTable.merging(initial.inherited, overriddenBy: initial.own))
+        return initialFlattened.storeIfNil(merged).table
+    }
+
+    /// Rebuilds this context's state against its parent's current values, after a change in the tree.
     @usableFromInline
     func refresh() {
         let retired = writeLock.withLock { writes -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-            let current = unretainedState()
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let current =
+                bits == 0
+                ? (values: initial, generation: initialGeneration)
+                : Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+                    ._withUnsafeGuaranteedRef { ($0.values, $0.generation) }
             if current.generation == generation { return nil }
-            let inherited = parent?.currentState().flattened ?? .empty
-            let values = ContextValues(own: current.values.own, inherited: inherited)
+            let inherited = parent?.snapshot().flattened ?? .empty
             writes += 1
-            return publish(ContextState(values: values, generation: generation))
+            return publish(
+                ContextState(
+                    values: ContextValues(own: current.values.own, inherited: inherited),
+                    generation: generation
+                )
+            )
         }
         if let retired { tree.readers.retire(retired) }
     }
 
-    /// The state this context holds now, without a reference of the caller's own: valid while the
-    /// caller is inside a read or holds `writeLock`.
-    private func unretainedState() -> ContextState {
-        let bits = stateBits.load(ordering: .sequentiallyConsistent)
-        return Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-    }
-
-    /// Installs `state` and returns the state it replaced, with the +1 reference this context held.
-    /// The caller holds `writeLock`.
-    private func publish(_ state: ContextState) -> ContextState {
+    /// Installs `state` and returns the published state it replaced (nil when it replaced `initial`,
+    /// which lives as long as the context), with the +1 reference this context held. The caller holds
+    /// `writeLock`.
+    private func publish(_ state: ContextState) -> ContextState? {
         let bits = UInt(bitPattern: Unmanaged.passRetained(state).toOpaque())
         let old = stateBits.exchange(bits, ordering: .sequentiallyConsistent)
+        if old == 0 { return nil }
         return Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
     }
+}
+
+// MARK: - Snapshot
+
+/// A context's values at one moment, with the references that keep them valid.
+struct Snapshot {
+    /// The state word they were read under (0 for the context's initial values).
+    let bits: UInt
+    let values: ContextValues
+    let generation: UInt64
+    /// The published state they belong to, or nil for the initial values.
+    let state: ContextState?
+    /// The context, which keeps its initial values alive.
+    let owner: Context
+
+    /// Everything these values hold in one table, for children.
+    var flattened: FrozenTable { state?.flattened ?? owner.initialFlattenedTable }
 }

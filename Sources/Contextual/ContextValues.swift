@@ -43,9 +43,9 @@ public struct ContextValues: Sendable {
         @inlinable
         get {
             let id = StorageID(key: key)
-            let box = lookup(id)
-            if let recorder = ObservationRecorder.active { recorder.appendKey(id, box) }
-            if let box { return box.unsafeValue(as: Key.Value.self) }
+            let raw = rawBox(id)
+            if let recorder = ObservationRecorder.active { recorder.appendKey(id, raw) }
+            if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
             return DefaultValueStore.shared.value(for: key)
         }
         set {
@@ -63,10 +63,17 @@ public struct ContextValues: Sendable {
         own = own.removing(StorageID(key: key))
     }
 
+    /// The box of the nearest setting of `id`, retained; not for the read path.
+    func box(_ id: StorageID) -> (any ContextBox)? {
+        own.box(id) ?? inherited.box(id)
+    }
+
+    /// The address of the box of the nearest setting of `id`, or 0.
     @inlinable
-    func lookup(_ id: StorageID) -> (any ContextBox)? {
-        if let box = own.lookup(id) { return box }
-        return inherited.lookup(id)
+    func rawBox(_ id: StorageID) -> UInt {
+        let raw = own.rawBox(id)
+        if raw != 0 { return raw }
+        return inherited.rawBox(id)
     }
 
     // MARK: - Objects
@@ -100,8 +107,8 @@ public struct ContextValues: Sendable {
     @inlinable
     public func object<Object: Sendable>(_ type: Object.Type) -> Object? {
         let id = StorageID(object: type)
-        let box = lookup(id)
-        if let recorder = ObservationRecorder.active { recorder.appendKey(id, box) }
-        return box?.unsafeValue(as: Object.self)
+        let raw = rawBox(id)
+        if let recorder = ObservationRecorder.active { recorder.appendKey(id, raw) }
+        return raw == 0 ? nil : unboxValue(raw, as: Object.self)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - Injected
 
 /// A property that reads a value from a context on every access, by key path or by type.
@@ -32,8 +34,11 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public let context: Context
 
+    /// Computes the value from a context's values; nil only when a required object is missing.
     @usableFromInline
-    let read: @Sendable (Context) -> Value
+    let evaluate: @Sendable (ContextValues) -> Value?
+    @usableFromInline
+    let memo = InjectedMemo<Value>()
 
     /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
     ///
@@ -43,7 +48,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
         self.context = context
-        self.read = { $0[keyPath] }
+        self.evaluate = { $0[keyPath: keyPath] }
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -54,7 +59,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public init(_ type: Value.Type, from context: Context = .current) {
         self.context = context
-        self.read = { $0.resolve(type) }
+        self.evaluate = { $0.object(type) }
     }
 
     /// Reads the object provided under `type`, or `nil` when no context provides it.
@@ -65,7 +70,7 @@ public struct Injected<Value: Sendable>: Sendable {
     public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
     where Value == Object? {
         self.context = context
-        self.read = { $0.resolve(type) as Object? }
+        self.evaluate = { .some($0.object(type)) }
     }
 
     /// The value, read from ``context`` now.
@@ -74,7 +79,28 @@ public struct Injected<Value: Sendable>: Sendable {
     /// logger.info("hello")
     /// ```
     @inlinable
-    public var wrappedValue: Value { read(context) }
+    public var wrappedValue: Value { read() }
+
+    @inlinable
+    func read() -> Value {
+        if ObservationRecorder.active == nil && context.readsInitial, let value = memo.initialValue {
+            return value
+        }
+        return readSlowly()
+    }
+
+    @usableFromInline
+    func readSlowly() -> Value {
+        if let recorder = ObservationRecorder.active {
+            if let value = context.trackedRead(recorder, evaluate) { return value }
+        } else if context.readsInitial {
+            // The initial values never change, so what they give is valid for as long as they are read.
+            if let value = evaluate(context.initial) { return memo.storeInitial(value) }
+        } else if let value = context.withValues(evaluate) {
+            return value
+        }
+        context.missingObject(Value.self)
+    }
 
     /// The property itself, to reach its ``context``: `$logger.context`.
     ///
@@ -90,5 +116,45 @@ public struct Injected<Value: Sendable>: Sendable {
     /// logger().info("hello")
     /// ```
     @inlinable
-    public func callAsFunction() -> Value { read(context) }
+    public func callAsFunction() -> Value { read() }
+}
+
+// MARK: - InjectedMemo
+
+/// What an ``Injected`` computed from its context's initial values, kept so that a warm read is two
+/// loads. Set once; valid while the context reads its initial values (nothing in its tree was updated).
+@usableFromInline
+final class InjectedMemo<Value: Sendable>: Sendable {
+    /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this memo holds a +1 reference to, or 0.
+    @usableFromInline
+    let initialBits = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+
+    deinit {
+        let bits = initialBits.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    @inlinable
+    var initialValue: Value? {
+        let bits = initialBits.load(ordering: .acquiring)
+        return bits == 0 ? nil : unboxValue(bits, as: Value.self)
+    }
+
+    /// Stores `value` unless another reader stored first; returns what is stored.
+    @usableFromInline
+    func storeInitial(_ value: Value) -> Value {
+        let box = Unmanaged.passRetained(ValueBox(value))
+        let bits = UInt(bitPattern: box.toOpaque())
+        let (exchanged, winner) = initialBits.compareExchange(
+            expected: 0,
+            desired: bits,
+            ordering: .acquiringAndReleasing
+        )
+        if exchanged { return value }
+        box.release()
+        return unboxValue(winner, as: Value.self)
+    }
 }

@@ -41,21 +41,41 @@ struct ContextUpdateTests {
         #expect(app[\.verbosity] == 1)
     }
 
-    @Test("A replaced value is released once no reader holds it")
+    @Test("A value set by update is released once replaced; a context's initial values live with it")
     func replacedValueIsReleased() {
-        weak var old: Database?
+        weak var initial: Database?
+        weak var updated: Database?
         let app: Context
         do {
-            let database = Database(url: "old")
-            old = database
-            app = Context(name: "app").providing(database)
+            let first = Database(url: "initial")
+            initial = first
+            app = Context(name: "app").providing(first)
         }
         let request = app.child { $0.verbosity = 1 }
-        #expect(request.resolve(Database.self).url == "old")
-        (app.parent ?? app).update { _ in }
-        app.update { $0.provide(Database(url: "new")) }
-        #expect(request.resolve(Database.self).url == "new")
-        #expect(old == nil)
+        do {
+            let second = Database(url: "updated")
+            updated = second
+            app.update { $0.provide(second) }
+        }
+        #expect(request.resolve(Database.self).url == "updated")
+        app.update { $0.provide(Database(url: "third")) }
+        #expect(request.resolve(Database.self).url == "third")
+        #expect(updated == nil)
+        // Lock-free readers may still be reading the values a context was made with, so they stay
+        // until the context itself goes.
+        #expect(initial != nil)
+    }
+
+    @Test("A context's initial values are released with the context")
+    func initialValuesReleasedWithContext() {
+        weak var database: Database?
+        do {
+            let app = Context(name: "app") { $0.provide(Database(url: "x")) }
+            database = app.resolve(Database.self)
+            app.update { $0.provide(Database(url: "y")) }
+            #expect(database != nil)
+        }
+        #expect(database == nil)
     }
 
     @Test("Readers and writers racing on one tree see only values that were written")

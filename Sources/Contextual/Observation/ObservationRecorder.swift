@@ -16,7 +16,7 @@ final class ObservationRecorder: Sendable {
     @TaskLocal static var current: ObservationRecorder?
 
     private let accesses = Locked<[any TrackedAccess]>([])
-    private let keys = Locked<[(id: StorageID, box: (any ContextBox)?)]>([])
+    private let keys = Locked<[(id: StorageID, box: UInt)]>([])
 
     /// Runs `body` recording what it reads.
     static func record<Result>(_ body: () throws -> Result) rethrows -> (Result, [any TrackedAccess]) {
@@ -41,13 +41,13 @@ final class ObservationRecorder: Sendable {
     // MARK: - Context keys
 
     @usableFromInline
-    func appendKey(_ id: StorageID, _ box: (any ContextBox)?) {
+    func appendKey(_ id: StorageID, _ box: UInt) {
         keys.withLock { $0.append((id, box)) }
     }
 
     var keyCount: Int { keys.withLock { $0.count } }
 
-    func keys(from start: Int) -> [(id: StorageID, box: (any ContextBox)?)] {
+    func keys(from start: Int) -> [(id: StorageID, box: UInt)] {
         keys.withLock { Array($0[start...]) }
     }
 }

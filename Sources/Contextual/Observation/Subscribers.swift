@@ -6,7 +6,11 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     private let evaluate: @Sendable () -> Value?
     private let handler: @Sendable (Value) -> Void
     private let onEnd: @Sendable () -> Void
-    private let state: Locked<(delivered: UInt64, identity: [UInt], tokens: [ObservationToken], ended: Bool)>
+    /// The last delivery's version and what it read (kept alive, so that identities stay unique).
+    private let state:
+        Locked<
+            (delivered: UInt64, identity: [UInt], read: [any TrackedAccess], tokens: [ObservationToken], ended: Bool)
+        >
 
     init(
         evaluate: @escaping @Sendable () -> Value?,
@@ -17,7 +21,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         self.evaluate = evaluate
         self.handler = handler
         self.onEnd = onEnd
-        self.state = Locked((accesses.totalVersion, accesses.identity, [], false))
+        self.state = Locked((accesses.totalVersion, accesses.identity, accesses, [], false))
     }
 
     func attach(_ tokens: [ObservationToken]) {
@@ -43,6 +47,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
             guard !state.ended, version > state.delivered, identity != state.identity else { return false }
             state.delivered = version
             state.identity = identity
+            state.read = result.1
             return true
         }
         if isNewer { handler(value) }

@@ -40,10 +40,7 @@ final class DefaultValueStore: Sendable {
     /// The default value of `key`, computed on first use.
     @inlinable
     func value<Key: ContextKey>(for key: Key.Type) -> Key.Value {
-        let id = StorageID(key: key)
-        if let box = publishedTable().lookup(id) {
-            return box.unsafeValue(as: Key.Value.self)
-        }
+        if let value = publishedTable().value(StorageID(key: key), as: Key.Value.self) { return value }
         return computeAndPublish(key)
     }
 
@@ -76,7 +73,7 @@ final class DefaultValueStore: Sendable {
                 )
             }
         }
-        return box.unsafeValue(as: Key.Value.self)
+        return unboxValue(address(of: box), as: Key.Value.self)
     }
 
     // MARK: - Testing

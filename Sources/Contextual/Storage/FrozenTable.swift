@@ -1,100 +1,104 @@
 // MARK: - FrozenTable
 
-/// An immutable open-addressing hash table from ``StorageID`` to a boxed value.
+/// An immutable map from ``StorageID`` to a boxed value, read without touching a reference count.
 ///
-/// Once built it never changes, so any number of threads read it without a lock. A lookup hashes the
-/// identity with one multiplication and probes linearly; the table is at most half full, so a probe
-/// sequence is short. Writing returns a new table: contexts write only while they are being configured.
+/// A table with one entry is just that entry (no allocation: the common request override); a larger
+/// one is an open-addressing hash table in raw memory, at most half full, probed linearly after one
+/// multiplication. Boxes are owned by strong references kept beside the raw words that readers use, so
+/// that a lookup is plain loads. Writing returns a new table: contexts write only while being configured
+/// or updated.
 @usableFromInline
 struct FrozenTable: Sendable {
+    /// The only entry of a one-entry table (owning its box), else `nil`.
     @usableFromInline
-    struct Slot: Sendable {
-        /// `0` marks an empty slot (no type metadata lives at address zero).
-        @usableFromInline
-        let id: UInt
-        @usableFromInline
-        let box: (any ContextBox)?
+    let single: (any ContextBox)?
+    /// The identity of `single`, and its box's address, for lookups.
+    @usableFromInline
+    let singleID: UInt
+    @usableFromInline
+    let singleBox: UInt
+    /// The slots of a table of two entries or more.
+    @usableFromInline
+    let storage: TableStorage?
 
-        @usableFromInline
-        static let empty = Slot(id: 0, box: nil)
+    /// A table with no entries.
+    @usableFromInline
+    static let empty = FrozenTable(single: nil, singleID: 0, storage: nil)
 
-        @usableFromInline
-        init(id: UInt, box: (any ContextBox)?) {
-            self.id = id
-            self.box = box
+    private init(single: (any ContextBox)?, singleID: UInt, storage: TableStorage?) {
+        self.single = single
+        self.singleID = singleID
+        self.singleBox = single.map(address(of:)) ?? 0
+        self.storage = storage
+    }
+
+    /// A table holding `entries`.
+    init(_ entries: [UInt: any ContextBox]) {
+        switch entries.count {
+        case 0: self = .empty
+        case 1: self.init(single: entries.first!.value, singleID: entries.first!.key, storage: nil)
+        default: self.init(single: nil, singleID: 0, storage: TableStorage(entries))
         }
     }
 
-    @usableFromInline
-    let slots: ContiguousArray<Slot>
-    /// How far to shift the product of the hash multiplication (64 minus the table's bit width).
-    @usableFromInline
-    let shift: UInt
-    /// The number of occupied slots.
-    @usableFromInline
-    let count: Int
-
-    /// A table with no entries; looking anything up in it costs one comparison.
-    @usableFromInline
-    static let empty = FrozenTable(slots: [], shift: 0, count: 0)
-
-    @usableFromInline
-    init(slots: ContiguousArray<Slot>, shift: UInt, count: Int) {
-        self.slots = slots
-        self.shift = shift
-        self.count = count
-    }
+    /// The number of entries.
+    var count: Int { storage?.count ?? (single == nil ? 0 : 1) }
 
     // MARK: - Reading
 
-    /// The box stored under `id`, or `nil`.
+    /// The address of the box stored under `id`, or 0; valid while this table is.
     @inlinable
-    func lookup(_ id: StorageID) -> (any ContextBox)? {
-        if count == 0 { return nil }
-        return slots.withUnsafeBufferPointer { buffer in
-            let mask = buffer.count &- 1
-            var index = FrozenTable.index(of: id.raw, shift: shift)
-            while true {
-                let slot = buffer[index]
-                if slot.id == id.raw { return slot.box }
-                if slot.id == 0 { return nil }
-                index = (index &+ 1) & mask
-            }
-        }
+    func rawBox(_ id: StorageID) -> UInt {
+        if singleID == id.raw { return singleBox }
+        guard let storage else { return 0 }
+        return storage.rawBox(id.raw)
     }
 
+    /// The value stored under `id`, read as `Value`.
+    ///
+    /// - Precondition: `Value` is the type that `id` was derived from.
     @inlinable
-    static func index(of raw: UInt, shift: UInt) -> Int {
-        // Fibonacci hashing: multiply by 2^64/phi and keep the top bits.
-        Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+    func value<Value: Sendable>(_ id: StorageID, as type: Value.Type) -> Value? {
+        let raw = rawBox(id)
+        if raw == 0 { return nil }
+        return unboxValue(raw, as: type)
     }
 
-    /// Whether both tables share one storage (and so hold the same entries).
-    func isIdentical(to other: FrozenTable) -> Bool {
-        if count == 0 && other.count == 0 { return true }
-        let mine = slots.withUnsafeBufferPointer { $0.baseAddress }
-        let theirs = other.slots.withUnsafeBufferPointer { $0.baseAddress }
-        return mine == theirs
+    /// The box stored under `id`, retained; for diagnostics and writes, not the read path.
+    func box(_ id: StorageID) -> (any ContextBox)? {
+        if let single { return singleID == id.raw ? single : nil }
+        return storage?.box(id.raw)
     }
 
-    /// Every entry, in slot order (not insertion order).
+    /// Every entry (in no particular order).
     var entries: [(id: StorageID, box: any ContextBox)] {
-        slots.compactMap { slot in slot.box.map { (StorageID(raw: slot.id), $0) } }
+        if let single { return [(StorageID(raw: singleID), single)] }
+        return storage?.boxes.map { (StorageID(raw: $0.key), $0.value) } ?? []
+    }
+
+    var dictionary: [UInt: any ContextBox] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
+    }
+
+    /// Whether both tables are the same storage (and so hold the same entries).
+    func isIdentical(to other: FrozenTable) -> Bool {
+        singleBox == other.singleBox && singleID == other.singleID && storage === other.storage
     }
 
     // MARK: - Building
 
     /// A new table with `box` stored under `id`, replacing any entry already there.
     func setting(_ id: StorageID, to box: any ContextBox) -> FrozenTable {
-        var all = Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
+        if count == 0 { return FrozenTable(single: box, singleID: id.raw, storage: nil) }
+        var all = dictionary
         all[id.raw] = box
         return FrozenTable(all)
     }
 
     /// A new table without an entry under `id`.
     func removing(_ id: StorageID) -> FrozenTable {
-        guard lookup(id) != nil else { return self }
-        var all = Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
+        guard rawBox(id) != 0 else { return self }
+        var all = dictionary
         all[id.raw] = nil
         return FrozenTable(all)
     }
@@ -103,8 +107,8 @@ struct FrozenTable: Sendable {
     /// or removed.
     func changedIDs(from earlier: FrozenTable) -> [UInt] {
         var changed: [UInt] = []
-        for entry in entries where earlier.lookup(entry.id) !== entry.box { changed.append(entry.id.raw) }
-        for entry in earlier.entries where lookup(entry.id) == nil { changed.append(entry.id.raw) }
+        for entry in entries where earlier.rawBox(entry.id) != rawBox(entry.id) { changed.append(entry.id.raw) }
+        for entry in earlier.entries where rawBox(entry.id) == 0 { changed.append(entry.id.raw) }
         return changed
     }
 
@@ -112,27 +116,68 @@ struct FrozenTable: Sendable {
     static func merging(_ base: FrozenTable, overriddenBy overrides: FrozenTable) -> FrozenTable {
         if overrides.count == 0 { return base }
         if base.count == 0 { return overrides }
-        var all = Dictionary(uniqueKeysWithValues: base.entries.map { ($0.id.raw, $0.box) })
+        var all = base.dictionary
         for entry in overrides.entries { all[entry.id.raw] = entry.box }
         return FrozenTable(all)
     }
+}
+
+// MARK: - TableStorage
+
+/// The slots of a table of two entries or more: raw words for lookups, and the boxes they point to.
+@usableFromInline
+final class TableStorage: Sendable {
+    /// Pairs of words: an identity (0 for an empty slot) and its box's address.
+    @usableFromInline
+    nonisolated(unsafe) let slots: UnsafeMutablePointer<UInt>
+    @usableFromInline
+    let mask: Int
+    @usableFromInline
+    let shift: UInt
+    let count: Int
+    /// The owners of the boxes that `slots` points to.
+    let boxes: [UInt: any ContextBox]
 
     init(_ entries: [UInt: any ContextBox]) {
-        guard !entries.isEmpty else {
-            self = .empty
-            return
-        }
-        // At most half full: capacity is the next power of two at or above twice the count.
         var bits: UInt = 1
         while (1 << bits) < entries.count * 2 { bits += 1 }
         let capacity = 1 << bits
-        var slots = ContiguousArray(repeating: Slot.empty, count: capacity)
+        let slots = UnsafeMutablePointer<UInt>.allocate(capacity: capacity * 2)
+        slots.initialize(repeating: 0, count: capacity * 2)
         let shift = UInt(UInt.bitWidth) - bits
         for (raw, box) in entries {
-            var index = FrozenTable.index(of: raw, shift: shift)
-            while slots[index].id != 0 { index = (index + 1) & (capacity - 1) }
-            slots[index] = Slot(id: raw, box: box)
+            var index = TableStorage.index(of: raw, shift: shift)
+            while slots[index * 2] != 0 { index = (index + 1) & (capacity - 1) }
+            slots[index * 2] = raw
+            slots[index * 2 + 1] = address(of: box)
         }
-        self.init(slots: slots, shift: shift, count: entries.count)
+        self.slots = slots
+        self.mask = capacity - 1
+        self.shift = shift
+        self.count = entries.count
+        self.boxes = entries
     }
+
+    deinit {
+        slots.deallocate()
+    }
+
+    @inlinable
+    static func index(of raw: UInt, shift: UInt) -> Int {
+        // Fibonacci hashing: multiply by 2^64/phi and keep the top bits.
+        Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+    }
+
+    @inlinable
+    func rawBox(_ raw: UInt) -> UInt {
+        var index = TableStorage.index(of: raw, shift: shift)
+        while true {
+            let id = slots[index &* 2]
+            if id == raw { return slots[index &* 2 &+ 1] }
+            if id == 0 { return 0 }
+            index = (index &+ 1) & mask
+        }
+    }
+
+    func box(_ raw: UInt) -> (any ContextBox)? { boxes[raw] }
 }

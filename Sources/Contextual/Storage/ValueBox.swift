@@ -31,14 +31,19 @@ final class ValueBox<Value: Sendable>: ContextBox {
     var anyValue: any Sendable { value }
 }
 
-extension ContextBox {
-    /// Reads the value back as `Value`.
-    ///
-    /// - Precondition: the box was created for `Value`. Every caller looks the box up by a ``StorageID``
-    ///   derived from the same type that fixes `Value`, so the unchecked cast is safe.
-    @inlinable
-    func unsafeValue<Value: Sendable>(as type: Value.Type) -> Value {
-        // Safe: the storage identity this box was found under determines `Value` (see above).
-        unsafeDowncast(self, to: ValueBox<Value>.self).value
-    }
+// MARK: - Reading a box
+
+/// The value in the box at address `raw`, read as `Value` without touching reference counts.
+///
+/// - Precondition: `raw` is the address of a live `ValueBox<Value>`. Every caller found it under a
+///   ``StorageID`` derived from the same type that fixes `Value`, so the unchecked cast is safe.
+@inlinable
+func unboxValue<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value {
+    // Safe: see the precondition above.
+    Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)._withUnsafeGuaranteedRef { $0.value }
+}
+
+/// The address of `box`, as the tables store it.
+func address(of box: any ContextBox) -> UInt {
+    UInt(bitPattern: Unmanaged.passUnretained(box as AnyObject).toOpaque())
 }
