@@ -89,6 +89,16 @@ struct ContextAccess: TrackedAccess {
 
     var identity: [UInt] { entries.map { $0.box.map(address(of:)) ?? 0 } }
 
+    func refreshed() -> any TrackedAccess {
+        guard let context else { return self }
+        let snapshot = context.snapshot()
+        return ContextAccess(
+            context: context,
+            entries: entries.map { (id: $0.id, box: snapshot.values.box($0.id)) },
+            generation: snapshot.generation
+        )
+    }
+
     /// Whether the context still sees the very boxes that were read.
     var isCurrent: Bool {
         guard let context else { return true }

@@ -99,7 +99,8 @@ public final class Context: Sendable {
         )
     }
 
-    private init(name: String?, parent: Context?, tree: ContextTree, values: ContextValues, generation: UInt64) {
+    @usableFromInline
+    init(name: String?, parent: Context?, tree: ContextTree, values: ContextValues, generation: UInt64) {
         self.name = name
         self.parent = parent
         self.tree = tree
@@ -123,6 +124,7 @@ public final class Context: Sendable {
     ///   - name: A name for diagnostics.
     ///   - configure: Sets the child's overrides; reads inside it see this context's values.
     /// - Returns: The new child. It holds its parent strongly; the parent does not hold it.
+    @inlinable
     public func child(
         name: String? = nil,
         _ configure: (inout ContextValues) throws -> Void
@@ -139,6 +141,7 @@ public final class Context: Sendable {
     /// ```swift
     /// let verbose = app.child(\.verbosity, 2)
     /// ```
+    @inlinable
     public func child<Value>(
         _ keyPath: WritableKeyPath<ContextValues, Value>,
         _ value: Value,
@@ -257,6 +260,7 @@ public final class Context: Sendable {
 
     /// This context's values as they are now, brought up to date with its ancestors, with what keeps
     /// them alive; for everything but the hot read path.
+    @usableFromInline
     func snapshot() -> Snapshot {
         while true {
             let ticket = tree.readers.enter()
@@ -288,7 +292,8 @@ public final class Context: Sendable {
     }
 
     /// Everything `initial` holds in one table, for children; merged once.
-    fileprivate var initialFlattenedTable: FrozenTable {
+    @usableFromInline
+    var initialFlattenedTable: FrozenTable {
         if initial.own.count == 0 { return initial.inherited }
         if initial.inherited.count == 0 { return initial.own }
         if let cached = initialFlattened.load() { return cached.table }
@@ -334,6 +339,7 @@ public final class Context: Sendable {
 // MARK: - Snapshot
 
 /// A context's values at one moment, with the references that keep them valid.
+@usableFromInline
 struct Snapshot {
     /// The state word they were read under (0 for the context's initial values).
     let bits: UInt
@@ -345,5 +351,6 @@ struct Snapshot {
     let owner: Context
 
     /// Everything these values hold in one table, for children.
+    @usableFromInline
     var flattened: FrozenTable { state?.flattened ?? owner.initialFlattenedTable }
 }

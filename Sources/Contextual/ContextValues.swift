@@ -48,6 +48,7 @@ public struct ContextValues: Sendable {
             if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
             return DefaultValueStore.shared.value(for: key)
         }
+        @inlinable
         set {
             own = own.setting(StorageID(key: key), to: ValueBox(newValue))
         }

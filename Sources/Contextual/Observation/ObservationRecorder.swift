@@ -68,4 +68,7 @@ protocol TrackedAccess: Sendable {
 
     /// Whether what was read is still what there is now.
     var isCurrent: Bool { get }
+
+    /// The same access, read again now.
+    func refreshed() -> any TrackedAccess
 }

@@ -43,6 +43,7 @@ public struct Observed<Value: Sendable>: Sendable {
     /// ```swift
     /// @Observed var title = "Untitled"
     /// ```
+    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         storage = ObservedStorage(wrappedValue, isSame: ==)
     }
@@ -73,6 +74,7 @@ public struct Observed<Value: Sendable>: Sendable {
     /// ```swift
     /// library.books.append(book)  // goes through here
     /// ```
+    @inlinable
     public static subscript<Model: ObservableModel>(
         _enclosingInstance model: Model,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
@@ -88,9 +90,12 @@ public struct Observed<Value: Sendable>: Sendable {
 /// The value of one observed property, its version, and how to compare two values.
 @usableFromInline
 final class ObservedStorage<Value: Sendable>: Sendable {
-    private let state: Locked<(value: Value, version: UInt64)>
-    private let isSame: @Sendable (Value, Value) -> Bool
+    @usableFromInline
+    let state: Locked<(value: Value, version: UInt64)>
+    @usableFromInline
+    let isSame: @Sendable (Value, Value) -> Bool
 
+    @usableFromInline
     init(_ value: Value, isSame: @escaping @Sendable (Value, Value) -> Bool) {
         self.state = Locked((value, 0))
         self.isSame = isSame
@@ -100,14 +105,19 @@ final class ObservedStorage<Value: Sendable>: Sendable {
 
     var version: UInt64 { state.withLock { $0.version } }
 
+    @inlinable
     func read(in registry: ObservationRegistry) -> Value {
         let (value, version) = state.withLock { ($0.value, $0.version) }
-        if let recorder = ObservationRecorder.active {
-            recorder.append(PropertyAccess(registry: registry, storage: self, version: version))
-        }
+        if let recorder = ObservationRecorder.active { record(version, in: registry, recorder) }
         return value
     }
 
+    @usableFromInline
+    func record(_ version: UInt64, in registry: ObservationRegistry, _ recorder: ObservationRecorder) {
+        recorder.append(PropertyAccess(registry: registry, storage: self, version: version))
+    }
+
+    @usableFromInline
     func write(_ newValue: Value, in registry: ObservationRegistry) {
         while true {
             let (old, version) = state.withLock { ($0.value, $0.version) }
@@ -143,4 +153,8 @@ struct PropertyAccess<Value: Sendable>: TrackedAccess {
     var isCurrent: Bool { storage.version == version }
 
     var identity: [UInt] { [storage.id, UInt(truncatingIfNeeded: version)] }
+
+    func refreshed() -> any TrackedAccess {
+        PropertyAccess(registry: registry, storage: storage, version: storage.version)
+    }
 }

@@ -33,29 +33,30 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     }
 
     func changed() {
-        if state.withLock({ $0.ended }) { return }
-        var result: (Value?, [any TrackedAccess])
+        guard let sources = state.withLock({ $0.ended ? nil : $0.read }) else { return }
+        // Re-evaluated without recording: what it reads was fixed when the subscription was made. The
+        // sources are read before and after, so that the delivered version matches the value.
+        var value: Value?
+        var after: [any TrackedAccess]
         repeat {
-            result = ObservationRecorder.record(evaluate)
-        } while result.0 != nil && !isConsistent(result.1)
-        guard let value = result.0 else { return end() }
-        let version = result.1.totalVersion
-        let identity = result.1.identity
+            let before = sources.map { $0.refreshed() }
+            value = evaluate()
+            after = sources.map { $0.refreshed() }
+            if before.identity == after.identity { break }
+        } while value != nil
+        guard let value else { return end() }
+        let version = after.totalVersion
+        let identity = after.identity
         // Newer than the last delivery, and something read is really different (an update elsewhere in
         // the tree moves the version without changing what this subscriber sees).
         let isNewer = state.withLock { state in
             guard !state.ended, version > state.delivered, identity != state.identity else { return false }
             state.delivered = version
             state.identity = identity
-            state.read = result.1
+            state.read = after
             return true
         }
         if isNewer { handler(value) }
-    }
-
-    /// Whether nothing that was read changed while it was being read.
-    private func isConsistent(_ accesses: [any TrackedAccess]) -> Bool {
-        accesses.allSatisfy { $0.isCurrent }
     }
 
     func end() {

@@ -88,6 +88,7 @@ struct FrozenTable: Sendable {
     // MARK: - Building
 
     /// A new table with `box` stored under `id`, replacing any entry already there.
+    @usableFromInline
     func setting(_ id: StorageID, to box: any ContextBox) -> FrozenTable {
         if count == 0 { return FrozenTable(single: box, singleID: id.raw, storage: nil) }
         var all = dictionary

@@ -16,10 +16,14 @@ import Darwin
 /// check. Uncontended, both cost the same.
 ///
 /// `@unchecked Sendable`: the class owns its mutex, and `state` is only touched while holding it.
+@usableFromInline
 final class Locked<State>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    @usableFromInline
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline
+    var state: State
 
+    @usableFromInline
     init(_ state: State) {
         self.state = state
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -35,6 +39,7 @@ final class Locked<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the state. `body` must not call back into this lock.
+    @inlinable
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

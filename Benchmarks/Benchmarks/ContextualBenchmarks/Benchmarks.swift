@@ -1,0 +1,26 @@
+import Benchmark
+import Peers
+
+// Every scenario of `Peers`, for every system, measured by package-benchmark: wall time, allocations and
+// (where the machine supports it) instructions. Each iteration runs the work 1,000 times (`.kilo`), so
+// `mallocCountTotal` reads as allocations per 1,000 operations. CI checks that count against the stored
+// thresholds in `Thresholds/` (`swift package benchmark thresholds check --metric mallocCountTotal`).
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal, .instructions, .throughput],
+        timeUnits: .nanoseconds,
+        warmupIterations: 3,
+        scalingFactor: .kilo,
+        maxDuration: .milliseconds(300),
+        maxIterations: 200,
+        thresholds: [
+            // Allocations are deterministic: any increase is a regression.
+            .mallocCountTotal: .init(relative: [.p90: 0], absolute: [.p90: 0])
+        ]
+    )
+    for scenario in allScenarios {
+        Benchmark(scenario.name) { benchmark in
+            scenario.run(benchmark.scaledIterations.count)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The benchmarks of Contextual, side by side with its peers, in one process. A package of its own so that
+// the library itself keeps no dependencies.
+let package = Package(
+    name: "ContextualBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    ],
+    targets: [
+        // The same work written for every system: Contextual, Swinject, swift-dependencies and baselines.
+        .target(
+            name: "Peers",
+            dependencies: [
+                .product(name: "Contextual", package: "main"),
+                .product(name: "Swinject", package: "Swinject"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
+            ]
+        ),
+        // package-benchmark: time, allocations and instructions per scenario, with stored thresholds.
+        .executableTarget(
+            name: "ContextualBenchmarks",
+            dependencies: [
+                "Peers",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ContextualBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The side-by-side table, the chart and the ratio check.
+        .executableTarget(name: "contextual-compare", dependencies: ["Peers"], path: "Sources/ContextualCompare"),
+    ],
+    swiftLanguageModes: [.v6]
+)

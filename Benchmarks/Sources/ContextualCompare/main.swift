@@ -1,0 +1,352 @@
+import Dispatch
+import Peers
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// contextual-compare: runs every scenario of every system in one process, interleaved round by round,
+// prints a side-by-side table (ns/op and Contextual's speed-up over each peer), writes it as Markdown and
+// as an SVG bar chart, and checks the ratio targets. Ratios are taken per round and their median
+// compared with the target, so that a noisy machine slows every system alike; a target counts as missed
+// only when the median misses it by more than the spread of the ratios across rounds.
+//
+// Usage: contextual-compare [--output DIR] [--rounds N] [--no-check]
+
+// MARK: - Options
+
+var outputDirectory = "."
+var rounds = 11
+var check = true
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--output": outputDirectory = arguments.next() ?? "."
+    case "--rounds": rounds = Int(arguments.next() ?? "") ?? rounds
+    case "--no-check": check = false
+    default:
+        print("usage: contextual-compare [--output DIR] [--rounds N] [--no-check]")
+        exit(2)
+    }
+}
+
+// MARK: - Measuring
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// How many operations make one timed run of about `target` nanoseconds.
+func calibrate(_ scenario: Scenario, target: UInt64 = 3_000_000) -> Int {
+    var iterations = 64
+    while true {
+        let start = now()
+        scenario.run(iterations)
+        let elapsed = now() - start
+        if elapsed >= target / 4 || iterations >= 1 << 26 {
+            return max(1, Int(Double(iterations) * Double(target) / Double(max(elapsed, 1))))
+        }
+        iterations *= 4
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+/// The relative spread of `values`: half the distance between the quartiles, over the median.
+func spread(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard sorted.count >= 4 else { return 0 }
+    let low = sorted[sorted.count / 4]
+    let high = sorted[(sorted.count * 3) / 4]
+    return (high - low) / 2 / median(values)
+}
+
+print("contextual-compare: \(allScenarios.count) scenarios, \(rounds) rounds, interleaved")
+let iterations = allScenarios.map { calibrate($0) }
+var samples = Array(repeating: [Double](), count: allScenarios.count)
+for round in 0..<rounds {
+    for (index, scenario) in allScenarios.enumerated() {
+        let start = now()
+        scenario.run(iterations[index])
+        samples[index].append(Double(now() - start) / Double(iterations[index]))
+    }
+    print("  round \(round + 1)/\(rounds) done")
+}
+
+@MainActor func samplesOf(_ group: String, _ system: System) -> [Double]? {
+    allScenarios.firstIndex { $0.group == group && $0.system == system }.map { samples[$0] }
+}
+
+@MainActor func nsPerOp(_ group: String, _ system: System) -> Double? {
+    samplesOf(group, system).map(median)
+}
+
+// MARK: - Two threads
+
+/// Throughput of two threads running `scenario` at once over one thread running it alone, per round.
+func twoThreadScaling(_ scenario: Scenario, rounds: Int) -> [Double] {
+    let operations = calibrate(scenario, target: 20_000_000)
+    var ratios: [Double] = []
+    for _ in 0..<rounds {
+        let single = now()
+        scenario.run(operations)
+        let oneThread = Double(now() - single)
+        let group = DispatchGroup()
+        let start = now()
+        for _ in 0..<2 {
+            group.enter()
+            Thread.spawn {
+                scenario.run(operations)
+                group.leave()
+            }
+        }
+        group.wait()
+        let twoThreads = Double(now() - start)
+        ratios.append(2 * oneThread / twoThreads)
+    }
+    return ratios
+}
+
+/// A detached POSIX thread (not a Dispatch or Swift concurrency worker), so two really run at once.
+enum Thread {
+    static func spawn(_ body: @escaping @Sendable () -> Void) {
+        final class Box: @unchecked Sendable {  // Handed to exactly one thread, which consumes it.
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(
+            &thread,
+            nil,
+            { argument in
+                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                box.body()
+                return nil
+            },
+            box
+        )
+        pthread_detach(thread)
+    }
+}
+
+let scalingScenario = Scenario("two threads, @Injected value, root", .contextual) { iterations in
+    TwoThreadFixture.run(iterations)
+}
+let scaling = twoThreadScaling(scalingScenario, rounds: max(5, rounds / 2))
+let sharedObjectScaling = twoThreadScaling(
+    allScenarios.first { $0.group == flagshipGroup && $0.system == .contextual }!,
+    rounds: max(5, rounds / 2)
+)
+
+// MARK: - The table
+
+func format(_ value: Double?) -> String {
+    guard let value, value.isFinite else { return "—" }
+    if value < 10 { return String(format2: value, digits: 2) }
+    if value < 100 { return String(format2: value, digits: 1) }
+    return String(Int(value.rounded()))
+}
+
+extension String {
+    init(format2 value: Double, digits: Int) {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = "\(rounded)"
+        if let dot = text.firstIndex(of: ".") {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        }
+        self = text
+    }
+}
+
+var groups: [String] = []
+for scenario in allScenarios where !groups.contains(scenario.group) { groups.append(scenario.group) }
+
+var markdown = "| scenario (ns/op, median) | " + System.allCases.map(\.rawValue).joined(separator: " | ")
+markdown += " | speed-up vs swift-dependencies | speed-up vs Swinject |\n"
+markdown += "|---|" + System.allCases.map { _ in "---:|" }.joined() + "---:|---:|\n"
+for group in groups {
+    let contextual = nsPerOp(group, .contextual)
+    var row = "| \(group) | " + System.allCases.map { format(nsPerOp(group, $0)) }.joined(separator: " | ")
+    for peer in [System.dependencies, .swinject] {
+        if let contextual, let other = nsPerOp(group, peer) {
+            row += " | \(format(other / contextual))x"
+        } else {
+            row += " | —"
+        }
+    }
+    markdown += row + " |\n"
+}
+markdown += "| two threads at once, throughput over one thread (value) | \(format(median(scaling)))x | | | | | | |\n"
+markdown +=
+    "| two threads at once, throughput over one thread (shared object) | \(format(median(sharedObjectScaling)))x | | | | | | |\n"
+
+// MARK: - The ratio checks
+
+struct Target {
+    let name: String
+    let ratios: [Double]
+    let required: Double
+    var measured: Double { median(ratios) }
+    var noise: Double { spread(ratios) }
+    /// Missed by more than the noise: the only failure.
+    var failed: Bool { measured < required * (1 - noise) }
+    var met: Bool { measured >= required }
+}
+
+func roundRatios(_ numerator: [Double]?, _ denominator: [Double]?) -> [Double] {
+    guard let numerator, let denominator else { return [] }
+    return zip(numerator, denominator).map { $0 / $1 }
+}
+
+let flagship = samplesOf(flagshipGroup, .contextual)
+let targets = [
+    Target(
+        name: "@Injected key path vs swift-dependencies @Dependency read ≥ 20x",
+        ratios: roundRatios(samplesOf(flagshipGroup, .dependencies), flagship),
+        required: 20
+    ),
+    Target(
+        name: "@Injected key path vs Swinject resolve ≥ 40x",
+        ratios: roundRatios(samplesOf(flagshipGroup, .swinject), flagship),
+        required: 40
+    ),
+    Target(
+        name: "@Injected key path no slower than [ObjectIdentifier: Any] + cast, the dictionary baseline (≥ 1x)",
+        ratios: roundRatios(samplesOf(flagshipGroup, .dictionary), flagship),
+        required: 1
+    ),
+    Target(
+        name: "depth 64 costs at most 1.5x the root (root/depth-64 ≥ 0.667)",
+        ratios: roundRatios(flagship, samplesOf("@Injected key path, depth 64", .contextual)),
+        required: 1 / 1.5
+    ),
+    Target(
+        name: "request scope vs swift-dependencies withDependencies ≥ 10x",
+        ratios: roundRatios(
+            samplesOf(requestScopeGroup, .dependencies),
+            samplesOf(requestScopeGroup, .contextual)
+        ),
+        required: 10
+    ),
+    Target(name: "two threads ≥ 1.7x the throughput of one (a value)", ratios: scaling, required: 1.7),
+]
+
+markdown += "\n| target | measured (median) | noise (± half IQR) | result |\n|---|---:|---:|---|\n"
+for target in targets {
+    let result = target.met ? "met" : (target.failed ? "**missed**" : "within noise")
+    markdown += "| \(target.name) | \(format(target.measured)) | \(format(target.noise * 100))% | \(result) |\n"
+}
+
+print()
+print(markdown)
+
+// MARK: - The chart
+
+let palette: [System: String] = [
+    .contextual: "#2b8a3e", .dependencies: "#1c7ed6", .swinject: "#e8590c",
+    .storedProperty: "#868e96", .dictionary: "#495057",
+]
+let barHeight = 9.0
+let labelWidth = 300.0
+let plotWidth = 560.0
+var bars: [(group: String, system: System, value: Double)] = []
+for group in groups {
+    for system in System.allCases { if let value = nsPerOp(group, system) { bars.append((group, system, value)) } }
+}
+let maxValue = max(10, bars.map(\.value).max() ?? 10)
+let minLog = log10(0.1)
+let maxLog = log10(maxValue * 1.5)
+func x(_ value: Double) -> Double { labelWidth + plotWidth * (log10(max(value, 0.1)) - minLog) / (maxLog - minLog) }
+var y = 40.0
+var svg = ""
+for group in groups {
+    let groupBars = bars.filter { $0.group == group }
+    svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + Double(groupBars.count) * barHeight / 2 + 4)\" "
+    svg += "text-anchor=\"end\" font-size=\"11\">\(group.replacingXMLEntities())</text>\n"
+    for bar in groupBars {
+        let width = x(bar.value) - labelWidth
+        svg +=
+            "<rect x=\"\(labelWidth)\" y=\"\(y)\" width=\"\(String(format2: width, digits: 1))\" height=\"\(barHeight - 1)\" "
+        svg +=
+            "fill=\"\(palette[bar.system]!)\"><title>\(bar.system.rawValue): \(format(bar.value)) ns</title></rect>\n"
+        svg += "<text x=\"\(String(format2: x(bar.value) + 3, digits: 1))\" y=\"\(y + barHeight - 2)\" font-size=\"8\">"
+        svg += "\(format(bar.value))</text>\n"
+        y += barHeight
+    }
+    y += 8
+}
+var axis = ""
+var tick = 0.1
+while tick <= maxValue * 1.5 {
+    axis +=
+        "<line x1=\"\(String(format2: x(tick), digits: 1))\" y1=\"30\" x2=\"\(String(format2: x(tick), digits: 1))\" "
+    axis += "y2=\"\(y)\" stroke=\"#dee2e6\"/>\n<text x=\"\(String(format2: x(tick), digits: 1))\" y=\"26\" "
+    axis += "font-size=\"9\" text-anchor=\"middle\">\(format(tick)) ns</text>\n"
+    tick *= 10
+}
+var legend = ""
+var legendX = labelWidth
+for system in System.allCases {
+    legend += "<rect x=\"\(legendX)\" y=\"\(y + 10)\" width=\"10\" height=\"10\" fill=\"\(palette[system]!)\"/>"
+    legend +=
+        "<text x=\"\(legendX + 14)\" y=\"\(y + 19)\" font-size=\"10\">\(system.rawValue.replacingXMLEntities())</text>\n"
+    legendX += 120
+}
+let height = y + 30
+let chart = """
+    <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(labelWidth + plotWidth + 60))" height="\(Int(height))" \
+    font-family="Helvetica, Arial, sans-serif">
+    <rect width="100%" height="100%" fill="white"/>
+    <text x="10" y="16" font-size="13" font-weight="bold">ns per operation (log scale), medians of one run</text>
+    \(axis)\(svg)\(legend)</svg>
+
+    """
+
+extension String {
+    func replacingXMLEntities() -> String {
+        var result = ""
+        for character in self {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+// MARK: - Writing
+
+@MainActor func write(_ text: String, to name: String) {
+    let path = outputDirectory + "/" + name
+    guard let file = fopen(path, "w") else {
+        print("contextual-compare: cannot write \(path): errno \(errno)")
+        exit(1)
+    }
+    fputs(text, file)
+    fclose(file)
+    print("wrote \(path)")
+}
+write("# Contextual and its peers, measured side by side\n\n" + markdown, to: "results.md")
+write(chart, to: "results.svg")
+
+let missed = targets.filter(\.failed)
+if check && !missed.isEmpty {
+    print("contextual-compare: \(missed.count) ratio target(s) missed by more than the measured noise:")
+    for target in missed {
+        print("  \(target.name): measured \(format(target.measured)) (noise ±\(format(target.noise * 100))%)")
+    }
+    exit(1)
+}
+print(
+    "contextual-compare: \(targets.filter(\.met).count) of \(targets.count) ratio targets met, \(missed.count) missed"
+)

@@ -1,0 +1,34 @@
+// MARK: - Scenario
+
+/// One piece of work, done by one system, `iterations` times.
+public struct Scenario: Sendable {
+    /// The scenario group, e.g. "warm resolve (root)".
+    public let group: String
+    /// Who does it: one of ``System``.
+    public let system: System
+    /// Runs the work `iterations` times.
+    public let run: @Sendable (Int) -> Void
+
+    public init(_ group: String, _ system: System, run: @escaping @Sendable (Int) -> Void) {
+        self.group = group
+        self.system = system
+        self.run = run
+    }
+
+    /// The name package-benchmark shows, e.g. "warm resolve (root) · Contextual".
+    public var name: String { "\(group) · \(system.rawValue)" }
+}
+
+/// The systems compared, in table order.
+public enum System: String, Sendable, CaseIterable {
+    case contextual = "Contextual"
+    case dependencies = "swift-dependencies"
+    case swinject = "Swinject"
+    case storedProperty = "stored property"
+    case dictionary = "dictionary + cast"
+}
+
+/// Keeps a value from being optimized away: an opaque call the optimizer may not look into.
+@inline(never)
+@_optimize(none)
+public func consume<T>(_ value: T) {}

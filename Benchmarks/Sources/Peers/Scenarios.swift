@@ -1,0 +1,233 @@
+import Contextual
+import Dependencies
+import Swinject
+import Synchronization
+
+// MARK: - All scenarios
+
+/// Every scenario, for every system that can do it, in table order.
+public let allScenarios: [Scenario] = warmResolve + depth + requestScope + observation
+
+/// The warm-resolve scenario the ratio targets are checked on.
+public let flagshipGroup = "@Injected key path, root"
+
+/// The request-scope scenario the ratio and allocation targets are checked on.
+public let requestScopeGroup = "request scope: child { } + 2 resolves"
+
+// MARK: - Baselines and peers for a warm resolve
+
+private func peersForWarmResolve(_ group: String) -> [Scenario] {
+    [
+        Scenario(group, .dependencies) { iterations in
+            let consumer = DependencyConsumer()
+            for _ in 0..<iterations { consume(consumer.database) }
+        },
+        Scenario(group, .swinject) { iterations in
+            let container = SwinjectFixture.root
+            for _ in 0..<iterations { consume(container.resolve(Database.self)!) }
+        },
+    ] + baselines(group)
+}
+
+private func baselines(_ group: String) -> [Scenario] {
+    [
+        Scenario(group, .storedProperty) { iterations in
+            let holder = BaselineFixture.holder
+            for _ in 0..<iterations { consume(holder.database) }
+        },
+        Scenario(group, .dictionary) { iterations in
+            let dictionary = BaselineFixture.dictionary
+            for _ in 0..<iterations {
+                consume(dictionary[ObjectIdentifier(Database.self)] as! Database)
+            }
+        },
+    ]
+}
+
+// MARK: - 1. Warm resolve of a value set at the root
+
+private let warmResolve: [Scenario] =
+    [
+        Scenario("@Injected key path, root", .contextual) { iterations in
+            let consumer = ContextualFixture.root.run { InjectedConsumer() }
+            for _ in 0..<iterations { consume(consumer.database) }
+        }
+    ] + peersForWarmResolve("@Injected key path, root")
+    + [
+        Scenario("@Injected by type, root", .contextual) { iterations in
+            let consumer = ContextualFixture.root.run { InjectedConsumer() }
+            for _ in 0..<iterations { consume(consumer.databaseByType) }
+        }
+    ] + peersForWarmResolve("@Injected by type, root")
+    + [
+        Scenario("context[\\.keyPath], root", .contextual) { iterations in
+            let context = ContextualFixture.root
+            for _ in 0..<iterations { consume(context[\.database]) }
+        }
+    ] + peersForWarmResolve("context[\\.keyPath], root")
+    + [
+        Scenario("resolve(Type.self), root", .contextual) { iterations in
+            let context = ContextualFixture.root
+            for _ in 0..<iterations { consume(context.resolve(Database.self)) }
+        }
+    ] + peersForWarmResolve("resolve(Type.self), root")
+
+// MARK: - 2. The same from deep in a chain
+
+/// The depths measured.
+public let depths = [1, 16, 64]
+
+private let depth: [Scenario] = depths.flatMap { depth -> [Scenario] in
+    let group = "@Injected key path, depth \(depth)"
+    return [
+        Scenario(group, .contextual) { iterations in
+            let context = ContextualFixture.chain(depth: depth)
+            let consumer = context.run { InjectedConsumer() }
+            for _ in 0..<iterations { consume(consumer.database) }
+        },
+        Scenario(group, .dependencies) { iterations in
+            DependenciesFixture.nested(depth: depth) {
+                let consumer = DependencyConsumer()
+                for _ in 0..<iterations { consume(consumer.database) }
+            }
+        },
+        Scenario(group, .swinject) { iterations in
+            let container = SwinjectFixture.chain(depth: depth)
+            for _ in 0..<iterations { consume(container.resolve(Database.self)!) }
+        },
+    ] + baselines(group)
+}
+
+// MARK: - 3. A request scope
+
+private let requestScope: [Scenario] = {
+    let group = requestScopeGroup
+    return [
+        Scenario(group, .contextual) { iterations in
+            let root = ContextualFixture.root
+            for index in 0..<iterations {
+                let request = root.child { $0.requestID = RequestID(index) }
+                consume(request[\.requestID])
+                consume(request[\.database])
+            }
+        },
+        // The one-value form writes through a `WritableKeyPath`, whose runtime allocates a buffer for a
+        // computed property: reported on its own row.
+        Scenario("request scope, child(\\.key, value) form", .contextual) { iterations in
+            let root = ContextualFixture.root
+            for index in 0..<iterations {
+                let request = root.child(\.requestID, RequestID(index))
+                consume(request[\.requestID])
+                consume(request[\.database])
+            }
+        },
+        Scenario(group, .dependencies) { iterations in
+            for index in 0..<iterations {
+                withDependencies {
+                    $0.benchRequestID = RequestID(index)
+                } operation: {
+                    @Dependency(\.benchRequestID) var requestID
+                    @Dependency(\.benchDatabase) var database
+                    consume(requestID)
+                    consume(database)
+                }
+            }
+        },
+        Scenario(group, .swinject) { iterations in
+            let root = SwinjectFixture.root
+            for index in 0..<iterations {
+                let request = Container(parent: root)
+                request.register(RequestID.self) { _ in RequestID(index) }
+                consume(request.resolve(RequestID.self)!)
+                consume(request.resolve(Database.self)!)
+            }
+        },
+        Scenario(group, .storedProperty) { iterations in
+            let holder = BaselineFixture.holder
+            for index in 0..<iterations {
+                let request = (requestID: RequestID(index), database: holder.database)
+                consume(request.requestID)
+                consume(request.database)
+            }
+        },
+        Scenario(group, .dictionary) { iterations in
+            let base = BaselineFixture.dictionary
+            for index in 0..<iterations {
+                var request = base
+                request[ObjectIdentifier(RequestID.self)] = RequestID(index)
+                consume(request[ObjectIdentifier(RequestID.self)] as! RequestID)
+                consume(request[ObjectIdentifier(Database.self)] as! Database)
+            }
+        },
+    ]
+}()
+
+// MARK: - 6. Observation
+
+/// An observable model for the notify benchmarks.
+final class Counter: ObservableModel, @unchecked Sendable {
+    let observationRegistry = ObservationRegistry()
+    @Observed var value = 0
+}
+
+/// A locked value with plain callbacks: what notifying costs without a registry.
+final class LockedCallbacks: Sendable {
+    let value = Mutex(0)
+    let callbacks: [@Sendable (Int) -> Void]
+
+    init(count: Int) {
+        callbacks = (0..<count).map { _ in { consume($0) } }
+    }
+
+    func write(_ newValue: Int) {
+        value.withLock { $0 = newValue }
+        for callback in callbacks { callback(newValue) }
+    }
+}
+
+/// The subscriber counts of the notify benchmarks.
+public let subscriberCounts = [0, 1, 100]
+
+private let observation: [Scenario] =
+    subscriberCounts.flatMap { subscribers -> [Scenario] in
+        let group = "notify, \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        return [
+            Scenario(group, .contextual) { iterations in
+                let counter = Counter()
+                let tokens = (0..<subscribers).map { _ in counter.observe(\.value) { consume($0) } }
+                for index in 0..<iterations { counter.value = index &+ 1 }
+                consume(tokens)
+            },
+            Scenario(group, .storedProperty) { iterations in
+                let model = LockedCallbacks(count: subscribers)
+                for index in 0..<iterations { model.write(index &+ 1) }
+            },
+        ]
+    } + [
+        Scenario("observed read, nobody tracking", .contextual) { iterations in
+            let counter = Counter()
+            for _ in 0..<iterations { consume(counter.value) }
+        },
+        Scenario("observed read, nobody tracking", .storedProperty) { iterations in
+            let model = LockedCallbacks(count: 0)
+            for _ in 0..<iterations { consume(model.value.withLock { $0 }) }
+        },
+    ]
+
+// MARK: - 5. Two threads
+
+/// Reads of a shared context's value type through `@Injected`, for the two-thread throughput check: a
+/// value, because every thread retaining one shared object measures the processor's cache-line traffic
+/// on that object's reference count, not the container (the comparator reports that case too).
+public enum TwoThreadFixture {
+    static let consumer = ContextualFixture.root.run { RequestConsumer() }
+
+    public static func run(_ iterations: Int) {
+        let consumer = consumer
+        for _ in 0..<iterations { consume(consumer.requestID) }
+    }
+}
+
+struct RequestConsumer {
+    @Injected(\.requestID) var requestID
+}
