@@ -89,6 +89,9 @@ struct ContextAccess: TrackedAccess {
 
     var identity: [UInt] { entries.map { $0.box.map(address(of:)) ?? 0 } }
 
+    var currentVersion: UInt64 { context?.snapshot().generation ?? generation }
+    var isContext: Bool { true }
+
     func refreshed() -> any TrackedAccess {
         guard let context else { return self }
         let snapshot = context.snapshot()

@@ -71,4 +71,11 @@ protocol TrackedAccess: Sendable {
 
     /// The same access, read again now.
     func refreshed() -> any TrackedAccess
+
+    /// ``version`` as it is now.
+    var currentVersion: UInt64 { get }
+
+    /// Whether this reads a context (whose version moves with unrelated changes in its tree, so that
+    /// only the identities of what it sees tell a change).
+    var isContext: Bool { get }
 }

@@ -95,6 +95,7 @@ extension ObservableModel {
     /// The handler runs after the change is stored, synchronously on the writing thread, outside every
     /// lock; it may read, write, subscribe or cancel. Equal writes don't call it. The token holds the
     /// model weakly.
+    @inlinable
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value> & Sendable,
         _ handler: @escaping @Sendable (Value) -> Void
@@ -111,6 +112,7 @@ extension ObservableModel {
     ///     print(books.count)
     /// }
     /// ```
+    @inlinable
     public func changes<Value: Sendable>(of keyPath: KeyPath<Self, Value> & Sendable) -> AsyncStream<Value> {
         streamOfValue(of: { [weak self] in self?[keyPath: keyPath] })
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - ObservableModel
 
 /// A class whose ``Observed`` properties notify subscribers, through the ``ObservationRegistry`` it owns.
@@ -91,25 +93,31 @@ public struct Observed<Value: Sendable>: Sendable {
 @usableFromInline
 final class ObservedStorage<Value: Sendable>: Sendable {
     @usableFromInline
-    let state: Locked<(value: Value, version: UInt64)>
+    let value: Locked<Value>
+    /// Moves (under `value`'s lock) with every effective write; read without the lock.
+    @usableFromInline
+    let versionCounter = Atomic<UInt64>(0)
     @usableFromInline
     let isSame: @Sendable (Value, Value) -> Bool
 
     @usableFromInline
     init(_ value: Value, isSame: @escaping @Sendable (Value, Value) -> Bool) {
-        self.state = Locked((value, 0))
+        self.value = Locked(value)
         self.isSame = isSame
     }
 
     var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
-    var version: UInt64 { state.withLock { $0.version } }
+    var version: UInt64 { versionCounter.load(ordering: .acquiring) }
 
     @inlinable
     func read(in registry: ObservationRegistry) -> Value {
-        let (value, version) = state.withLock { ($0.value, $0.version) }
-        if let recorder = ObservationRecorder.active { record(version, in: registry, recorder) }
-        return value
+        if let recorder = ObservationRecorder.active {
+            let (value, version) = value.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
+            record(version, in: registry, recorder)
+            return value
+        }
+        return value.withLock { $0 }
     }
 
     @usableFromInline
@@ -120,13 +128,16 @@ final class ObservedStorage<Value: Sendable>: Sendable {
     @usableFromInline
     func write(_ newValue: Value, in registry: ObservationRegistry) {
         while true {
-            let (old, version) = state.withLock { ($0.value, $0.version) }
+            let (old, version) = value.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
             // Compared outside the lock: `==` is user code.
             if isSame(old, newValue) { return }
-            let replaced = state.withLock { state -> Value? in
-                guard state.version == version else { return nil }
-                defer { state = (newValue, version &+ 1) }
-                return state.value
+            let replaced = value.withLock { value -> Value? in
+                guard versionCounter.load(ordering: .relaxed) == version else { return nil }
+                defer {
+                    value = newValue
+                    versionCounter.store(version &+ 1, ordering: .releasing)
+                }
+                return value
             }
             // The old value is released here, outside the lock: its deinit is user code.
             guard replaced != nil else { continue }
@@ -153,6 +164,8 @@ struct PropertyAccess<Value: Sendable>: TrackedAccess {
     var isCurrent: Bool { storage.version == version }
 
     var identity: [UInt] { [storage.id, UInt(truncatingIfNeeded: version)] }
+    var currentVersion: UInt64 { storage.version }
+    var isContext: Bool { false }
 
     func refreshed() -> any TrackedAccess {
         PropertyAccess(registry: registry, storage: storage, version: storage.version)

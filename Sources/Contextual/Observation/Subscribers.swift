@@ -35,25 +35,28 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     func changed() {
         guard let sources = state.withLock({ $0.ended ? nil : $0.read }) else { return }
         // Re-evaluated without recording: what it reads was fixed when the subscription was made. The
-        // sources are read before and after, so that the delivered version matches the value.
+        // sources' versions are read before and after, so that the delivered version matches the value.
         var value: Value?
-        var after: [any TrackedAccess]
+        var version: UInt64
         repeat {
-            let before = sources.map { $0.refreshed() }
+            let before = sources.currentVersion
             value = evaluate()
-            after = sources.map { $0.refreshed() }
-            if before.identity == after.identity { break }
+            version = sources.currentVersion
+            if before == version { break }
         } while value != nil
         guard let value else { return end() }
-        let version = after.totalVersion
-        let identity = after.identity
-        // Newer than the last delivery, and something read is really different (an update elsewhere in
-        // the tree moves the version without changing what this subscriber sees).
+        // What a context source sees is compared by identity: its version also moves with changes
+        // elsewhere in its tree, or behind an override.
+        let refreshed = sources.contains(where: \.isContext) ? sources.map { $0.refreshed() } : nil
+        let identity = refreshed?.identity ?? []
         let isNewer = state.withLock { state in
-            guard !state.ended, version > state.delivered, identity != state.identity else { return false }
+            guard !state.ended, version > state.delivered else { return false }
+            if let refreshed {
+                guard identity != state.identity else { return false }
+                state.identity = identity
+                state.read = refreshed
+            }
             state.delivered = version
-            state.identity = identity
-            state.read = after
             return true
         }
         if isNewer { handler(value) }
@@ -117,6 +120,7 @@ final class OneShotSubscriber: Subscriber {
 
 extension Array where Element == any TrackedAccess {
     var totalVersion: UInt64 { reduce(0) { $0 &+ $1.version } }
+    var currentVersion: UInt64 { reduce(0) { $0 &+ $1.currentVersion } }
     var identity: [UInt] { flatMap(\.identity) }
 
     /// Subscribes `subscriber` to everything read; returns the tokens and whether anything already
@@ -135,6 +139,7 @@ extension Array where Element == any TrackedAccess {
 
 /// Subscribes `handler` to the value of `evaluate`, re-evaluated after each change of what it reads.
 /// Returns the current value (nil when the target is gone) and the token.
+@usableFromInline
 func subscribeToValue<Value: Sendable>(
     of evaluate: @escaping @Sendable () -> Value?,
     handler: @escaping @Sendable (Value) -> Void,
@@ -151,6 +156,7 @@ func subscribeToValue<Value: Sendable>(
 /// A stream of the value of `evaluate`: the current value first, then the value after each change,
 /// keeping only the newest when the consumer is slow. It finishes when the target is gone or the
 /// consuming task ends.
+@usableFromInline
 func streamOfValue<Value: Sendable>(of evaluate: @escaping @Sendable () -> Value?) -> AsyncStream<Value> {
     AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
         let (initial, token) = subscribeToValue(
