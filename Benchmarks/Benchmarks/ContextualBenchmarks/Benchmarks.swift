@@ -3,7 +3,7 @@ import Peers
 
 // Every scenario of `Peers`, for every system, measured by package-benchmark: wall time, allocations and
 // (where the machine supports it) instructions. Each iteration runs the work 1,000 times (`.kilo`), so
-// `mallocCountTotal` reads as allocations per 1,000 operations. CI checks that count against the stored
+// `mallocCountTotal` reads as allocations per 1,000 operations; set-up runs before the measurement starts. CI checks that count against the stored
 // thresholds in `Thresholds/` (`swift package benchmark thresholds check --metric mallocCountTotal`).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -19,8 +19,12 @@ let benchmarks: @Sendable () -> Void = {
         ]
     )
     for scenario in allScenarios {
-        Benchmark(scenario.name) { benchmark in
-            scenario.run(benchmark.scaledIterations.count)
+        // No spaces in names: package-benchmark 1.38.1 writes thresholds under the name with spaces turned
+        // into `_`, but reads them back under the name as given, so a name with a space is never checked.
+        Benchmark(String(scenario.name.map { $0 == " " ? "_" : $0 })) { benchmark in
+            let run = scenario.prepare()
+            benchmark.startMeasurement()
+            run(benchmark.scaledIterations.count)
         }
     }
 }

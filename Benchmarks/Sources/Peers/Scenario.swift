@@ -6,13 +6,19 @@ public struct Scenario: Sendable {
     public let group: String
     /// Who does it: one of ``System``.
     public let system: System
-    /// Runs the work `iterations` times.
-    public let run: @Sendable (Int) -> Void
+    /// Sets up what the work needs (outside any measurement) and returns the work, which runs
+    /// `iterations` times.
+    public let prepare: @Sendable () -> @Sendable (Int) -> Void
 
-    public init(_ group: String, _ system: System, run: @escaping @Sendable (Int) -> Void) {
+    public init(_ group: String, _ system: System, prepare: @escaping @Sendable () -> @Sendable (Int) -> Void) {
         self.group = group
         self.system = system
-        self.run = run
+        self.prepare = prepare
+    }
+
+    /// A scenario that needs no set-up.
+    public init(_ group: String, _ system: System, run: @escaping @Sendable (Int) -> Void) {
+        self.init(group, system, prepare: { run })
     }
 
     /// The name package-benchmark shows, e.g. "warm resolve (root) · Contextual".

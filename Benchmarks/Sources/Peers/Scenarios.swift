@@ -18,13 +18,13 @@ public let requestScopeGroup = "request scope: child { } + 2 resolves"
 
 private func peersForWarmResolve(_ group: String) -> [Scenario] {
     [
-        Scenario(group, .dependencies) { iterations in
+        Scenario(group, .dependencies) {
             let consumer = DependencyConsumer()
-            for _ in 0..<iterations { consume(consumer.database) }
+            return { iterations in for _ in 0..<iterations { consume(consumer.database) } }
         },
-        Scenario(group, .swinject) { iterations in
-            let container = SwinjectFixture.root
-            for _ in 0..<iterations { consume(container.resolve(Database.self)!) }
+        Scenario(group, .swinject) {
+            nonisolated(unsafe) let container = SwinjectFixture.root  // used from one thread at a time
+            return { iterations in for _ in 0..<iterations { consume(container.resolve(Database.self)!) } }
         },
     ] + baselines(group)
 }
@@ -48,15 +48,17 @@ private func baselines(_ group: String) -> [Scenario] {
 
 private let warmResolve: [Scenario] =
     [
-        Scenario("@Injected key path, root", .contextual) { iterations in
+        Scenario("@Injected key path, root", .contextual) {
             let consumer = ContextualFixture.root.run { InjectedConsumer() }
-            for _ in 0..<iterations { consume(consumer.database) }
+            consume(consumer.database)
+            return { iterations in for _ in 0..<iterations { consume(consumer.database) } }
         }
     ] + peersForWarmResolve("@Injected key path, root")
     + [
-        Scenario("@Injected by type, root", .contextual) { iterations in
+        Scenario("@Injected by type, root", .contextual) {
             let consumer = ContextualFixture.root.run { InjectedConsumer() }
-            for _ in 0..<iterations { consume(consumer.databaseByType) }
+            consume(consumer.databaseByType)
+            return { iterations in for _ in 0..<iterations { consume(consumer.databaseByType) } }
         }
     ] + peersForWarmResolve("@Injected by type, root")
     + [
@@ -80,10 +82,13 @@ public let depths = [1, 16, 64]
 private let depth: [Scenario] = depths.flatMap { depth -> [Scenario] in
     let group = "@Injected key path, depth \(depth)"
     return [
-        Scenario(group, .contextual) { iterations in
+        Scenario(group, .contextual) {
             let context = ContextualFixture.chain(depth: depth)
             let consumer = context.run { InjectedConsumer() }
-            for _ in 0..<iterations { consume(consumer.database) }
+            consume(consumer.database)
+            return { iterations in
+                withExtendedLifetime(context) { for _ in 0..<iterations { consume(consumer.database) } }
+            }
         },
         Scenario(group, .dependencies) { iterations in
             DependenciesFixture.nested(depth: depth) {
@@ -91,9 +96,9 @@ private let depth: [Scenario] = depths.flatMap { depth -> [Scenario] in
                 for _ in 0..<iterations { consume(consumer.database) }
             }
         },
-        Scenario(group, .swinject) { iterations in
-            let container = SwinjectFixture.chain(depth: depth)
-            for _ in 0..<iterations { consume(container.resolve(Database.self)!) }
+        Scenario(group, .swinject) {
+            nonisolated(unsafe) let container = SwinjectFixture.chain(depth: depth)  // one thread at a time
+            return { iterations in for _ in 0..<iterations { consume(container.resolve(Database.self)!) } }
         },
     ] + baselines(group)
 }
@@ -192,25 +197,28 @@ private let observation: [Scenario] =
     subscriberCounts.flatMap { subscribers -> [Scenario] in
         let group = "notify, \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
         return [
-            Scenario(group, .contextual) { iterations in
+            Scenario(group, .contextual) {
                 let counter = Counter()
                 let tokens = (0..<subscribers).map { _ in counter.observe(\.value) { consume($0) } }
-                for index in 0..<iterations { counter.value = index &+ 1 }
-                consume(tokens)
+                return { iterations in
+                    // Starts at 1 each run, after a run that ended higher: every write is a change.
+                    for index in 0..<iterations { counter.value = index &+ 1 }
+                    consume(tokens)
+                }
             },
-            Scenario(group, .storedProperty) { iterations in
+            Scenario(group, .storedProperty) {
                 let model = LockedCallbacks(count: subscribers)
-                for index in 0..<iterations { model.write(index &+ 1) }
+                return { iterations in for index in 0..<iterations { model.write(index &+ 1) } }
             },
         ]
     } + [
-        Scenario("observed read, nobody tracking", .contextual) { iterations in
+        Scenario("observed read, nobody tracking", .contextual) {
             let counter = Counter()
-            for _ in 0..<iterations { consume(counter.value) }
+            return { iterations in for _ in 0..<iterations { consume(counter.value) } }
         },
-        Scenario("observed read, nobody tracking", .storedProperty) { iterations in
+        Scenario("observed read, nobody tracking", .storedProperty) {
             let model = LockedCallbacks(count: 0)
-            for _ in 0..<iterations { consume(model.value.withLock { $0 }) }
+            return { iterations in for _ in 0..<iterations { consume(model.value.withLock { $0 }) } }
         },
     ]
 
