@@ -1,5 +1,10 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
+
+// A path dependency is identified by its folder's name, which depends on where the repository was
+// cloned; read it from this manifest's location rather than assuming one.
+let libraryPackage = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
 // The benchmarks of Contextual, side by side with its peers, in one process. A package of its own so that
 // the library itself keeps no dependencies.
@@ -17,7 +22,7 @@ let package = Package(
         .target(
             name: "Peers",
             dependencies: [
-                .product(name: "Contextual", package: "main"),
+                .product(name: "Contextual", package: libraryPackage),
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
             ]

@@ -94,7 +94,7 @@ extension ObservableModel {
     ///
     /// The handler runs after the change is stored, synchronously on the writing thread, outside every
     /// lock; it may read, write, subscribe or cancel. Equal writes don't call it. The token holds the
-    /// model weakly.
+    /// model weakly. What is watched is what `keyPath` read when the subscription was made.
     @inlinable
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value> & Sendable,
