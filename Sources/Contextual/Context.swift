@@ -294,11 +294,7 @@ public final class Context: Sendable {
     /// Everything `initial` holds in one table, for children; merged once.
     @usableFromInline
     var initialFlattenedTable: FrozenTable {
-        if initial.own.count == 0 { return initial.inherited }
-        if initial.inherited.count == 0 { return initial.own }
-        if let cached = initialFlattened.load() { return cached.table }
-        let merged = TableBox(FrozenTable.merging(initial.inherited, overriddenBy: initial.own))
-        return initialFlattened.storeIfNil(merged).table
+        initial.flattened(cachedIn: initialFlattened)
     }
 
     /// Rebuilds this context's state against its parent's current values, after a change in the tree.

@@ -20,11 +20,7 @@ final class ContextState: Sendable {
 
     /// Everything this state holds in one table, for children to inherit; merged once, on first use.
     var flattened: FrozenTable {
-        if values.own.count == 0 { return values.inherited }
-        if values.inherited.count == 0 { return values.own }
-        if let cached = flattenedCache.load() { return cached.table }
-        let merged = TableBox(FrozenTable.merging(values.inherited, overriddenBy: values.own))
-        return flattenedCache.storeIfNil(merged).table
+        values.flattened(cachedIn: flattenedCache)
     }
 }
 
@@ -42,4 +38,17 @@ final class ContextTree: Sendable {
     let observers = ObservationRegistry()
 
     init() {}
+}
+
+// MARK: - Flattening
+
+extension ContextValues {
+    /// Everything these values hold in one table (own entries over inherited ones), for children to
+    /// inherit; merged once and kept in `cache` when both parts have entries.
+    func flattened(cachedIn cache: borrowing AtomicLazyReference<TableBox>) -> FrozenTable {
+        if own.count == 0 { return inherited }
+        if inherited.count == 0 { return own }
+        if let cached = cache.load() { return cached.table }
+        return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own))).table
+    }
 }
