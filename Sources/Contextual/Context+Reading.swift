@@ -34,8 +34,14 @@ extension Context {
     ///
     /// ```swift
     /// let db: Database = request.resolve(Database.self)
+    /// let url = request.resolve(Database.self).url
     /// ```
+    ///
+    /// Without a type to choose by, `let db = request.resolve(Database.self)` takes the optional form
+    /// (this one is disfavoured, so that an optional context never picks the form that stops the
+    /// process): annotate `Database` to fail hard.
     @inlinable
+    @_disfavoredOverload
     public func resolve<T: Sendable>(_ type: T.Type) -> T {
         if let object = readObject(type) { return object }
         missingObject(type)

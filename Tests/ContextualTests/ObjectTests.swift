@@ -61,6 +61,19 @@ struct ObjectTests {
         #expect(error.description.contains("provide it with .providing(_:)"))
     }
 
+    @Test("Overloads: without a type to choose by, resolve is the optional form; annotated, the hard one")
+    func overloadResolution() {
+        let app = Context(name: "app").providing(Database(url: "x"))
+        let unannotated = app.resolve(Database.self)
+        #expect(type(of: unannotated) == Database?.self)
+        let hard: Database = app.resolve(Database.self)
+        #expect(hard.url == "x")
+        #expect(app.resolve(Database.self).url == "x")
+        let optional: MemoryStore? = app.resolve(MemoryStore.self)
+        #expect(optional == nil)
+        #expect((app.resolve(MemoryStore.self) as MemoryStore?) == nil)
+    }
+
     @Test("require returns the object when one is provided")
     func requireReturnsObject() throws {
         let app = Context(name: "app").providing(Database(url: "x"))

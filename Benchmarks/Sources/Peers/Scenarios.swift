@@ -70,7 +70,7 @@ private let warmResolve: [Scenario] =
     + [
         Scenario("resolve(Type.self), root", .contextual) { iterations in
             let context = ContextualFixture.root
-            for _ in 0..<iterations { consume(context.resolve(Database.self)) }
+            for _ in 0..<iterations { consume(context.resolve(Database.self) as Database) }
         }
     ] + peersForWarmResolve("resolve(Type.self), root")
 
