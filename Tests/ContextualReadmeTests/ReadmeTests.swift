@@ -131,8 +131,6 @@ struct ReadmeTests {
         #expect(request[\.config].verbose)
         #expect(url == "postgres://replica/app")
         #expect(service.describe() == "req-42 uses postgres://localhost/app")
-        let error = try? request.require(Metrics.self)
-        #expect(error == nil)
         #expect(throws: ContextError.self) { try request.require(Metrics.self) }
     }
 

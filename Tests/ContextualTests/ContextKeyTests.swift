@@ -1,5 +1,6 @@
-import Contextual
 import Testing
+
+@testable import Contextual
 
 // Each test uses keys of its own: defaults are cached per key per process, and suites run in parallel.
 
@@ -25,6 +26,14 @@ private enum UnsetKey: ContextKey {
 
 private enum DefaultReadingOtherKey: ContextKey {
     static var defaultValue: String { "derived from \(Context.current[UnsetKey.self])" }
+}
+
+private let resetDefaultCounter = Counter()
+private enum ResetDefaultKey: ContextKey {
+    static var defaultValue: Int {
+        resetDefaultCounter.increment()
+        return resetDefaultCounter.count
+    }
 }
 
 @Suite("Context keys and their defaults")
@@ -63,6 +72,16 @@ struct ContextKeyTests {
             }
         }
         #expect(racedDefaultCounter.count == 1)
+    }
+
+    @Test("The test-only reset forgets one key's default, which the next read computes again")
+    func resetForTestingRecomputes() {
+        let root = Context(name: "app")
+        #expect(root[ResetDefaultKey.self] == 1)
+        #expect(root[ResetDefaultKey.self] == 1)
+        DefaultValueStore.shared.resetForTesting(ResetDefaultKey.self)
+        #expect(root[ResetDefaultKey.self] == 2)
+        #expect(resetDefaultCounter.count == 2)
     }
 
     @Test("A default may read other keys through the current context")

@@ -78,12 +78,14 @@ final class DefaultValueStore: Sendable {
 
     // MARK: - Testing
 
-    /// Forgets every computed default, so that the next read computes it again. For tests only.
-    func resetForTesting() {
+    /// Forgets the computed default of `key`, so that its next read computes it again. For tests only:
+    /// it forgets one key, so that tests running in parallel on other keys are not disturbed.
+    func resetForTesting<Key: ContextKey>(_ key: Key.Type) {
+        let id = StorageID(key: key)
         state.withLock { state in
-            state.cells = [:]
-            state.table = .empty
-            let published = TableBox(.empty)
+            state.cells[id] = nil
+            state.table = state.table.removing(id)
+            let published = TableBox(state.table)
             state.published.append(published)
             current.store(UInt(bitPattern: Unmanaged.passUnretained(published).toOpaque()), ordering: .releasing)
         }

@@ -27,7 +27,4 @@ struct StorageID: Hashable, Sendable {
     init<Object>(object: Object.Type) {
         self.raw = UInt(bitPattern: ObjectIdentifier(object)) | 1
     }
-
-    /// Whether this entry holds an object provided by type rather than a key's value.
-    var isObject: Bool { raw & 1 == 1 }
 }

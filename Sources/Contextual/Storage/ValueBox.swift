@@ -5,12 +5,7 @@
 /// Values are kept in typed boxes so that reading one back needs no dynamic cast from `Any`: the storage
 /// identity of an entry fixes the type of its box, so the reader downcasts without a check.
 @usableFromInline
-protocol ContextBox: AnyObject, Sendable {
-    /// The static type of the stored value, for diagnostics.
-    var valueType: Any.Type { get }
-    /// The stored value, for diagnostics only (never on the read path).
-    var anyValue: any Sendable { get }
-}
+protocol ContextBox: AnyObject, Sendable {}
 
 // MARK: - ValueBox
 
@@ -24,11 +19,6 @@ final class ValueBox<Value: Sendable>: ContextBox {
     init(_ value: Value) {
         self.value = value
     }
-
-    @usableFromInline
-    var valueType: Any.Type { Value.self }
-    @usableFromInline
-    var anyValue: any Sendable { value }
 }
 
 // MARK: - Reading a box
