@@ -64,6 +64,10 @@ public struct Observed<Value: Sendable>: Sendable {
     }
 
     /// Not available: `@Observed` works only in a class that adopts ``ObservableModel``.
+    ///
+    /// ```swift
+    /// struct Settings { @Observed var title = "" }  // error: only in an ObservableModel class
+    /// ```
     @available(*, unavailable, message: "@Observed is available only in a class that adopts ObservableModel")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }
