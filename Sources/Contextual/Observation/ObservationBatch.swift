@@ -24,28 +24,20 @@ public func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
 final class ObservationBatch: Sendable {
     @TaskLocal static var current: ObservationBatch?
 
-    private let pending = Locked<[ObjectIdentifier: any Subscriber]>([:])
-    private let order = Locked<[ObjectIdentifier]>([])
+    /// The subscribers held back, each once, in the order of their first change.
+    private let pending = Locked<(order: [any Subscriber], seen: Set<ObjectIdentifier>)>(([], []))
 
     /// Holds back one subscriber's notification; a subscriber is delivered at most once.
     func `defer`(_ subscriber: any Subscriber) {
-        let id = ObjectIdentifier(subscriber)
-        let isNew = pending.withLock { pending in
-            guard pending[id] == nil else { return false }
-            pending[id] = subscriber
-            return true
+        pending.withLock { pending in
+            if pending.seen.insert(ObjectIdentifier(subscriber)).inserted { pending.order.append(subscriber) }
         }
-        if isNew { order.withLock { $0.append(id) } }
     }
 
     func deliver() {
-        let ids = order.withLock { order in
-            defer { order = [] }
-            return order
-        }
         let subscribers = pending.withLock { pending in
-            defer { pending = [:] }
-            return ids.compactMap { pending[$0] }
+            defer { pending = ([], []) }
+            return pending.order
         }
         for subscriber in subscribers { subscriber.changed() }
     }
