@@ -56,7 +56,7 @@ extension Context {
     func trackedRead<Value>(_ recorder: ObservationRecorder, _ body: (ContextValues) -> Value) -> Value {
         let start = recorder.keyCount
         let snapshot = snapshot()
-        let value = body(snapshot.values)
+        let value = body(readable(snapshot.values))
         // The boxes are kept by the access: their addresses stay unique while they are compared.
         let entries = recorder.keys(from: start).map { (id: $0.id, box: snapshot.values.box($0.id)) }
         recorder.append(ContextAccess(context: self, entries: entries, generation: snapshot.generation))

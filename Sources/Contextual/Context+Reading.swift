@@ -27,10 +27,12 @@ extension Context {
 // MARK: - Resolving objects
 
 extension Context {
-    /// The object provided under `type` by this context or an ancestor; stops the process when none is.
+    /// The object provided under `type` by this context or an ancestor (built now by its provider if it
+    /// has one); stops the process when none is, or when its provider fails.
     ///
     /// Use this where a missing object is a wiring bug. The message names the type, every context
-    /// searched, and how to provide it. Use ``require(_:)`` to get an error instead, or the optional form.
+    /// searched, and how to provide it. Use ``require(_:)-(T.Type)`` to get an error instead, or the
+    /// optional form.
     ///
     /// ```swift
     /// let db: Database = request.resolve(Database.self)
@@ -43,21 +45,33 @@ extension Context {
     @inlinable
     @_disfavoredOverload
     public func resolve<T: Sendable>(_ type: T.Type) -> T {
-        if let object = readObject(type) { return object }
+        do {
+            if let object = try lookupObject(type) { return object }
+        } catch {
+            failHard(error)
+        }
         missingObject(type)
     }
 
-    /// The object provided under `type` by this context or an ancestor, or `nil`.
+    /// The object provided under `type` by this context or an ancestor, or `nil` when none is.
     ///
     /// ```swift
     /// let cache: Cache? = request.resolve(Cache.self)
     /// ```
+    ///
+    /// Only absence gives `nil`: a provider that fails (its factory throws, a cycle) stops the process
+    /// with its message, as the hard form does. Use ``require(_:)-(T.Type)`` to handle those.
     @inlinable
     public func resolve<T: Sendable>(_ type: T.Type) -> T? {
-        readObject(type)
+        do {
+            return try lookupObject(type)
+        } catch {
+            failHard(error)
+        }
     }
 
-    /// The object provided under `type` by this context or an ancestor.
+    /// The object provided under `type` by this context or an ancestor, built now by its provider if it
+    /// has one.
     ///
     /// ```swift
     /// do {
@@ -67,21 +81,82 @@ extension Context {
     /// }
     /// ```
     ///
-    /// - Throws: ``ContextError`` with code ``ContextError/Code/missingObject`` when no context provides it.
+    /// - Throws: ``ContextError``: ``ContextError/Code/missingObject`` when no context provides it;
+    ///   ``ContextError/Code/factoryFailed``, ``ContextError/Code/cycle`` and the other provider codes
+    ///   when its provider fails; ``ContextError/Code/scopeEnded`` when this context was shut down.
     @inlinable
     public func require<T: Sendable>(_ type: T.Type) throws(ContextError) -> T {
-        if let object = readObject(type) { return object }
+        if let object = try lookupObject(type) { return object }
         throw ContextError.missingObject(type, in: self)
     }
 
+    /// The object provided under `type`, awaiting its provider's async factory if it has one and it was
+    /// not built yet.
+    ///
+    /// ```swift
+    /// let pool = try await app.resolveAsync(ConnectionPool.self)
+    /// ```
+    ///
+    /// - Throws: ``ContextError``, as ``require(_:)-(T.Type)`` does.
+    public func resolveAsync<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T {
+        switch try objectEntry(type) {
+        case .missing: throw ContextError.missingObject(type, in: self)
+        case .object(let object): return object
+        case .provider(let provider): return try await provider.resolveAsync(from: self)
+        }
+    }
+
+    /// The value at `keyPath`, with a failure of the provider behind it (if any) thrown rather than
+    /// stopping the process, as reading it with the subscript would.
+    ///
+    /// ```swift
+    /// let client = try ctx.require(\.httpClient)  // in a factory: a failure reaches the caller
+    /// ```
+    ///
+    /// - Throws: ``ContextError``, as ``require(_:)-(T.Type)`` does.
+    public func require<Value>(_ keyPath: KeyPath<ContextValues, Value>) throws(ContextError) -> Value {
+        let sink = FailureSink()
+        let value = FailureSink.$current.withValue(sink) { self[keyPath] }
+        if let error = sink.first { throw error }
+        return value
+    }
+
+    // MARK: - Lookup
+
+    /// The object under `type`, or nil when none is provided; throws when its provider fails.
     @inlinable
-    func readObject<T: Sendable>(_ type: T.Type) -> T? {
-        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0.object(type) } }
-        return withValues { $0.object(type) }
+    func lookupObject<T: Sendable>(_ type: T.Type) throws(ContextError) -> T? {
+        if ObservationRecorder.active == nil && readsInitial && !isEnded {
+            let raw = initial.rawBox(StorageID(object: type))
+            if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: T.self) }
+        }
+        return try lookupObjectSlowly(type)
+    }
+
+    @usableFromInline
+    func lookupObjectSlowly<T: Sendable>(_ type: T.Type) throws(ContextError) -> T? {
+        switch try objectEntry(type) {
+        case .missing: return nil
+        case .object(let object): return object
+        case .provider(let provider): return try provider.resolve(from: self)
+        }
+    }
+
+    /// What this context holds under `type`, tracked when a recorder is active.
+    func objectEntry<T: Sendable>(_ type: T.Type) throws(ContextError) -> ObjectEntry<T> {
+        if isEnded { throw ContextError.scopeEnded(String(describing: type), ended: self, asker: self) }
+        let id = StorageID(object: type)
+        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0.objectEntry(id, as: type) } }
+        return withValues { $0.objectEntry(id, as: type) }
     }
 
     @usableFromInline
     func missingObject<T>(_ type: T.Type) -> Never {
         fatalError(ContextError.missingObject(type, in: self).description)
+    }
+
+    @usableFromInline
+    func failHard(_ error: ContextError) -> Never {
+        fatalError(error.description)
     }
 }

@@ -48,6 +48,19 @@ public final class Context: Sendable {
     @usableFromInline
     let initialGeneration: UInt64
 
+    /// Whether this context was made as a scope (``scope(name:_:)``): scoped objects resolved below it
+    /// belong to it.
+    public let isScope: Bool
+
+    /// Whether a provider is registered in this context's initial values or its ancestors': reads then
+    /// tell the values which context reads them, for the providers to build for it.
+    @usableFromInline
+    let chainHasProviders: Bool
+
+    /// What this context owns as a scope; made on first use.
+    @usableFromInline
+    let scopeStoreStorage = AtomicLazyReference<ScopeStore>()
+
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
     @usableFromInline
@@ -82,7 +95,7 @@ public final class Context: Sendable {
     ) rethrows {
         var values = ContextValues(own: .empty, inherited: .empty)
         try configure(&values)
-        self.init(name: name, parent: nil, tree: ContextTree(), values: values, generation: 0)
+        self.init(name: name, parent: nil, tree: ContextTree(), values: values, generation: 0, isScope: false)
     }
 
     /// Makes an empty root context: every key reads as its default until a child overrides it.
@@ -96,17 +109,28 @@ public final class Context: Sendable {
             parent: nil,
             tree: ContextTree(),
             values: ContextValues(own: .empty, inherited: .empty),
-            generation: 0
+            generation: 0,
+            isScope: false
         )
     }
 
     @usableFromInline
-    init(name: String?, parent: Context?, tree: ContextTree, values: ContextValues, generation: UInt64) {
+    init(
+        name: String?,
+        parent: Context?,
+        tree: ContextTree,
+        values: ContextValues,
+        generation: UInt64,
+        isScope: Bool
+    ) {
         self.name = name
         self.parent = parent
         self.tree = tree
-        self.initial = values
+        self.initial = values.stored
         self.initialGeneration = generation
+        self.isScope = isScope
+        self.chainHasProviders = values.hasProviders
+        if values.own.hasProviders { bindProviders(in: values.own) }
     }
 
     deinit {
@@ -130,11 +154,20 @@ public final class Context: Sendable {
         name: String? = nil,
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
+        try makeChild(name: name, isScope: false, configure)
+    }
+
+    @inlinable
+    func makeChild(
+        name: String?,
+        isScope: Bool,
+        _ configure: (inout ContextValues) throws -> Void
+    ) rethrows -> Context {
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
         let inherited = readsInitial ? initialFlattenedTable : snapshot().flattened
-        var values = ContextValues(own: .empty, inherited: inherited)
+        var values = ContextValues(own: .empty, inherited: inherited, origin: self)
         try configure(&values)
-        return Context(name: name, parent: self, tree: tree, values: values, generation: generation)
+        return Context(name: name, parent: self, tree: tree, values: values, generation: generation, isScope: isScope)
     }
 
     /// Derives a child context that overrides one value, like SwiftUI's `environment(_:_:)`.
@@ -198,7 +231,7 @@ public final class Context: Sendable {
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
         while true {
             let before = snapshot()
-            var after = before.values
+            var after = before.values.read(by: self)
             try body(&after)
             if after.own.isIdentical(to: before.values.own) { return }
             let published = writeLock.withLock { writes -> (retired: ContextState?, done: Bool) in
@@ -207,6 +240,7 @@ public final class Context: Sendable {
                 else { return (nil, false) }
                 let generation = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
                 let values = ContextValues(own: after.own, inherited: before.values.inherited)
+                if after.own.hasProviders { bindProviders(in: after.own) }
                 writes += 1
                 return (publish(ContextState(values: values, generation: generation)), true)
             }
@@ -236,7 +270,7 @@ public final class Context: Sendable {
     /// state, inside a read of the tree's domain. `body` must not keep what it is given.
     @inlinable
     func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
-        if readsInitial { return body(initial) }
+        if readsInitial { return chainHasProviders ? body(initial.read(by: self)) : body(initial) }
         return withPublishedValues(body)
     }
 
@@ -248,15 +282,23 @@ public final class Context: Sendable {
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let result: Result?
             if bits == 0 {
-                result = initialGeneration == generation ? body(initial) : nil
+                result = initialGeneration == generation ? body(readable(initial)) : nil
             } else {
                 result = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                    ._withUnsafeGuaranteedRef { state in state.generation == generation ? body(state.values) : nil }
+                    ._withUnsafeGuaranteedRef { state in
+                        state.generation == generation ? body(readable(state.values)) : nil
+                    }
             }
             tree.readers.leave(ticket)
             if let result { return result }
             refresh()
         }
+    }
+
+    /// `values` as this context reads them: told the reader when a provider may need it.
+    @usableFromInline
+    func readable(_ values: ContextValues) -> ContextValues {
+        values.hasProviders ? values.read(by: self) : values
     }
 
     /// This context's values as they are now, brought up to date with its ancestors, with what keeps
@@ -320,6 +362,13 @@ public final class Context: Sendable {
             )
         }
         if let retired { tree.readers.retire(retired) }
+    }
+
+    /// Binds the providers registered in `own` to this context, their registrar.
+    private func bindProviders(in own: FrozenTable) {
+        for entry in own.entries {
+            if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
+        }
     }
 
     /// Installs `state` and returns the published state it replaced (nil when it replaced `initial`,

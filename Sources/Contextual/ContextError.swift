@@ -19,6 +19,15 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case missingObject
+            case factoryFailed
+            case cycle
+            case captiveDependency
+            case noScope
+            case scopeEnded
+            case asyncProvider
+            case providerUnavailable
+            case validationFailed
+            case shutdownFailed
         }
 
         private let kind: Kind
@@ -33,6 +42,75 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch let error as ContextError where error.code == .missingObject { … }
         /// ```
         public static let missingObject = Code(.missingObject)
+
+        /// A provider's factory threw; ``ContextError/underlyingErrors`` holds what it threw. Nothing was
+        /// cached: the next resolve calls the factory again.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .factoryFailed { print(error.underlyingErrors) }
+        /// ```
+        public static let factoryFailed = Code(.factoryFailed)
+
+        /// Providers resolve each other in a circle; ``ContextError/resolutionPath`` is the circle, e.g.
+        /// `["A", "B", "A"]`.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .cycle { print(error.resolutionPath) }
+        /// ```
+        public static let cycle = Code(.cycle)
+
+        /// A singleton's factory resolved a scoped object, which would outlive its scope inside the
+        /// singleton (a captive dependency, as .NET's `ValidateScopes` reports it).
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .captiveDependency { … }
+        /// ```
+        public static let captiveDependency = Code(.captiveDependency)
+
+        /// A scoped object was resolved from the context that registered its provider, which is not a
+        /// scope: resolve it from a child or a ``Context/scope(name:_:)``.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .noScope { … }
+        /// ```
+        public static let noScope = Code(.noScope)
+
+        /// An object was resolved from (or would be built by) a context that has been shut down.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .scopeEnded { … }
+        /// ```
+        public static let scopeEnded = Code(.scopeEnded)
+
+        /// An object built by an async factory was resolved synchronously before it was built: use
+        /// ``Context/resolveAsync(_:)``.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .asyncProvider { … }
+        /// ```
+        public static let asyncProvider = Code(.asyncProvider)
+
+        /// A provider was read inside the configuring closure that registers it, before its context
+        /// exists.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .providerUnavailable { … }
+        /// ```
+        public static let providerUnavailable = Code(.providerUnavailable)
+
+        /// ``Context/validate()`` found problems; ``ContextError/underlyingErrors`` lists each one.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .validationFailed { print(error) }
+        /// ```
+        public static let validationFailed = Code(.validationFailed)
+
+        /// Objects failed to shut down; ``ContextError/underlyingErrors`` holds what each one threw.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .shutdownFailed { print(error) }
+        /// ```
+        public static let shutdownFailed = Code(.shutdownFailed)
 
         /// The code's name.
         ///
@@ -63,6 +141,22 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
     /// ```
     public let searchedContexts: [String]
 
+    /// The providers being built when the failure happened, outermost first; for a ``Code/cycle``, the
+    /// whole circle, e.g. `["A", "B", "A"]`.
+    ///
+    /// ```swift
+    /// error.resolutionPath.joined(separator: " → ")  // "A → B → A"
+    /// ```
+    public let resolutionPath: [String]
+
+    /// The errors behind this one: what a factory threw, what each object threw on shutdown, or each
+    /// problem ``Context/validate()`` found.
+    ///
+    /// ```swift
+    /// for problem in error.underlyingErrors { print(problem) }
+    /// ```
+    public let underlyingErrors: [any Error]
+
     /// The full explanation: what was asked, where it looked, and how to fix it.
     ///
     /// ```swift
@@ -77,11 +171,20 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
     /// ```
     public var description: String { "Contextual: \(message)" }
 
-    init(code: Code, requestedType: String?, searchedContexts: [String], message: String) {
+    init(
+        code: Code,
+        requestedType: String?,
+        searchedContexts: [String],
+        message: String,
+        resolutionPath: [String] = [],
+        underlyingErrors: [any Error] = []
+    ) {
         self.code = code
         self.requestedType = requestedType
         self.searchedContexts = searchedContexts
         self.message = message
+        self.resolutionPath = resolutionPath
+        self.underlyingErrors = underlyingErrors
     }
 
     // MARK: - Making errors

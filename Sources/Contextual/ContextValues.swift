@@ -24,12 +24,32 @@ public struct ContextValues: Sendable {
     /// Everything the context's ancestors hold, flattened into one table.
     @usableFromInline
     let inherited: FrozenTable
+    /// The context that reads these values, which a provider found here builds for (e.g. the scope of a
+    /// scoped object); set only on copies handed to a read or a configuring closure, never on stored
+    /// values (so that a context never holds itself).
+    @usableFromInline
+    var origin: Context?
 
     @usableFromInline
-    init(own: FrozenTable, inherited: FrozenTable) {
+    init(own: FrozenTable, inherited: FrozenTable, origin: Context? = nil) {
         self.own = own
         self.inherited = inherited
+        self.origin = origin
     }
+
+    /// Whether a provider is registered in these values, own or inherited.
+    @usableFromInline
+    var hasProviders: Bool { own.hasProviders || inherited.hasProviders }
+
+    /// These values as `context` reads them: providers found in them build for `context`.
+    @inlinable
+    func read(by context: Context) -> ContextValues {
+        ContextValues(own: own, inherited: inherited, origin: context)
+    }
+
+    /// These values without the reading context, to be stored.
+    @usableFromInline
+    var stored: ContextValues { ContextValues(own: own, inherited: inherited) }
 
     // MARK: - Keys
 
@@ -44,13 +64,18 @@ public struct ContextValues: Sendable {
         get {
             let id = StorageID(key: key)
             let raw = rawBox(id)
-            if let recorder = ObservationRecorder.active { recorder.appendKey(id, raw) }
-            if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
-            return DefaultValueStore.shared.value(for: key)
+            if let recorder = ObservationRecorder.active {
+                recorder.appendKey(id, raw, entry: key, valueType: Key.Value.self)
+            }
+            if raw & 1 == 0 {
+                if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
+                return DefaultValueStore.shared.value(for: key)
+            }
+            return providedValue(raw, for: key)
         }
         @inlinable
         set {
-            own = own.setting(StorageID(key: key), to: ValueBox(newValue))
+            own = own.setting(StorageID(key: key), to: ValueBox(newValue, entry: key))
         }
     }
 
@@ -109,7 +134,10 @@ public struct ContextValues: Sendable {
     public func object<Object: Sendable>(_ type: Object.Type) -> Object? {
         let id = StorageID(object: type)
         let raw = rawBox(id)
-        if let recorder = ObservationRecorder.active { recorder.appendKey(id, raw) }
-        return raw == 0 ? nil : unboxValue(raw, as: Object.self)
+        if let recorder = ObservationRecorder.active {
+            recorder.appendKey(id, raw, entry: type, valueType: Object.self)
+        }
+        if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: Object.self) }
+        return providedObject(raw, as: type)
     }
 }

@@ -93,8 +93,9 @@ public struct Injected<Value: Sendable>: Sendable {
     func readSlowly() -> Value {
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
-        } else if context.readsInitial {
-            // The initial values never change, so what they give is valid for as long as they are read.
+        } else if context.readsInitial && !context.chainHasProviders {
+            // The initial values never change, so what they give is valid for as long as they are read
+            // (unless a provider builds it: a transient one builds anew on every read).
             if let value = evaluate(context.initial) { return memo.storeInitial(value) }
         } else if let value = context.withValues(evaluate) {
             return value

@@ -16,7 +16,7 @@ final class ObservationRecorder: Sendable {
     @TaskLocal static var current: ObservationRecorder?
 
     private let accesses = Locked<[any TrackedAccess]>([])
-    private let keys = Locked<[(id: StorageID, box: UInt)]>([])
+    private let keys = Locked<[(id: StorageID, box: UInt, entry: Any.Type, valueType: Any.Type)]>([])
 
     /// Runs `body` recording what it reads.
     static func record<Result>(_ body: () throws -> Result) rethrows -> (Result, [any TrackedAccess]) {
@@ -41,14 +41,23 @@ final class ObservationRecorder: Sendable {
     // MARK: - Context keys
 
     @usableFromInline
-    func appendKey(_ id: StorageID, _ box: UInt) {
-        keys.withLock { $0.append((id, box)) }
+    func appendKey(_ id: StorageID, _ box: UInt, entry: Any.Type, valueType: Any.Type) {
+        keys.withLock { $0.append((id, box, entry, valueType)) }
     }
 
     var keyCount: Int { keys.withLock { $0.count } }
 
-    func keys(from start: Int) -> [(id: StorageID, box: UInt)] {
+    func keys(from start: Int) -> [(id: StorageID, box: UInt, entry: Any.Type, valueType: Any.Type)] {
         keys.withLock { Array($0[start...]) }
+    }
+
+    /// Runs `body` and returns the context entries it read: identity, key or object type, value type.
+    static func recordKeys(_ body: () -> Void) -> [(id: StorageID, entry: Any.Type, valueType: Any.Type)] {
+        let recorder = ObservationRecorder()
+        activeCount.wrappingAdd(1, ordering: .relaxed)
+        defer { activeCount.wrappingSubtract(1, ordering: .relaxed) }
+        $current.withValue(recorder) { body() }
+        return recorder.keys(from: 0).map { ($0.id, $0.entry, $0.valueType) }
     }
 }
 

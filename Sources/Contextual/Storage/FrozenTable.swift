@@ -44,6 +44,10 @@ struct FrozenTable: Sendable {
     /// The number of entries.
     var count: Int { storage?.count ?? (single == nil ? 0 : 1) }
 
+    /// Whether any entry is a provider (whose box address carries the tag bit).
+    @usableFromInline
+    var hasProviders: Bool { singleBox & 1 != 0 || storage?.hasProviders == true }
+
     // MARK: - Reading
 
     /// The address of the box stored under `id`, or 0; valid while this table is.
@@ -136,6 +140,8 @@ final class TableStorage: Sendable {
     @usableFromInline
     let shift: UInt
     let count: Int
+    /// Whether any box is a provider's.
+    let hasProviders: Bool
     /// The owners of the boxes that `slots` points to.
     let boxes: [UInt: any ContextBox]
 
@@ -146,7 +152,9 @@ final class TableStorage: Sendable {
         let slots = UnsafeMutablePointer<UInt>.allocate(capacity: capacity * 2)
         slots.initialize(repeating: 0, count: capacity * 2)
         let shift = UInt(UInt.bitWidth) - bits
+        var hasProviders = false
         for (raw, box) in entries {
+            hasProviders = hasProviders || box.addressTag != 0
             var index = TableStorage.index(of: raw, shift: shift)
             while slots[index * 2] != 0 { index = (index + 1) & (capacity - 1) }
             slots[index * 2] = raw
@@ -156,6 +164,7 @@ final class TableStorage: Sendable {
         self.mask = capacity - 1
         self.shift = shift
         self.count = entries.count
+        self.hasProviders = hasProviders
         self.boxes = entries
     }
 

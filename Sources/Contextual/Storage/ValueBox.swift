@@ -1,11 +1,20 @@
 // MARK: - ContextBox
 
-/// A type-erased, immutable box around one stored value.
+/// A type-erased, immutable box around one stored entry: a value, or a provider that builds one.
 ///
 /// Values are kept in typed boxes so that reading one back needs no dynamic cast from `Any`: the storage
-/// identity of an entry fixes the type of its box, so the reader downcasts without a check.
+/// identity of an entry fixes the type of its box, so the reader downcasts without a check. A provider's
+/// box is told apart by the low bit of the address the tables store (``addressTag``), so that reading a
+/// plain value costs one bit test more than before providers existed.
 @usableFromInline
-protocol ContextBox: AnyObject, Sendable {}
+protocol ContextBox: AnyObject, Sendable {
+    /// The key type or object type this entry is stored under, for diagnostics.
+    var entryType: Any.Type { get }
+    /// 1 for a provider's box, 0 for a value's.
+    var addressTag: UInt { get }
+    /// What this entry is, for ``Context/dump()``: e.g. `value of type Config`.
+    var entryDescription: String { get }
+}
 
 // MARK: - ValueBox
 
@@ -14,26 +23,35 @@ protocol ContextBox: AnyObject, Sendable {}
 final class ValueBox<Value: Sendable>: ContextBox {
     @usableFromInline
     let value: Value
+    @usableFromInline
+    let entryType: Any.Type
 
     @inlinable
-    init(_ value: Value) {
+    init(_ value: Value, entry: Any.Type = Value.self) {
         self.value = value
+        self.entryType = entry
     }
+
+    @usableFromInline
+    var addressTag: UInt { 0 }
+
+    @usableFromInline
+    var entryDescription: String { "value of type \(Value.self)" }
 }
 
 // MARK: - Reading a box
 
 /// The value in the box at address `raw`, read as `Value` without touching reference counts.
 ///
-/// - Precondition: `raw` is the address of a live `ValueBox<Value>`. Every caller found it under a
-///   ``StorageID`` derived from the same type that fixes `Value`, so the unchecked cast is safe.
+/// - Precondition: `raw` is the untagged address of a live `ValueBox<Value>`. Every caller found it under
+///   a ``StorageID`` derived from the same type that fixes `Value`, so the unchecked cast is safe.
 @inlinable
 func unboxValue<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value {
     // Safe: see the precondition above.
     Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)._withUnsafeGuaranteedRef { $0.value }
 }
 
-/// The address of `box`, as the tables store it.
+/// The address of `box` as the tables store it: tagged with 1 in the low bit for a provider.
 func address(of box: any ContextBox) -> UInt {
-    UInt(bitPattern: Unmanaged.passUnretained(box as AnyObject).toOpaque())
+    UInt(bitPattern: Unmanaged.passUnretained(box as AnyObject).toOpaque()) | box.addressTag
 }

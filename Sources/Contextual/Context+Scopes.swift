@@ -1,0 +1,129 @@
+import Synchronization
+
+// MARK: - Scopes
+
+extension Context {
+    /// Derives a child context that is a scope: the objects of ``Lifetime/scoped`` providers resolved in
+    /// it or below belong to it, and ``shutdown()`` ends them.
+    ///
+    /// ```swift
+    /// let request = app.scope(name: "request \(id)") { $0.requestID = id }
+    /// defer { Task { try await request.shutdown() } }
+    /// let transaction = try request.require(Transaction.self)  // one per request
+    /// ```
+    ///
+    /// A plain ``child(name:_:)`` is not a scope, but a scoped object resolved below the context that
+    /// registered its provider, with no scope in between, belongs to that context's child on the way:
+    /// so `app.child { … }` per request works too, and a context derived from the request (to change its
+    /// logger, say) shares the request's object.
+    public func scope(
+        name: String? = nil,
+        _ configure: (inout ContextValues) throws -> Void = { _ in }
+    ) rethrows -> Context {
+        try makeChild(name: name, isScope: true, configure)
+    }
+
+    /// Runs `body` in a new scope, then shuts the scope down, whether `body` returned or threw.
+    ///
+    /// ```swift
+    /// let receipt = try await app.withScope(name: "request 42") { $0.requestID = "42" } body: { request in
+    ///     try await request.run { try await CheckoutHandler().handle() }
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `body` threw; else a ``ContextError/Code/shutdownFailed`` error if objects failed to
+    ///   shut down. When both failed, the shutdown error, with `body`'s error first in its
+    ///   ``ContextError/underlyingErrors``, so that nothing is lost.
+    public func withScope<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        name: String? = nil,
+        _ configure: (inout ContextValues) throws -> Void = { _ in },
+        body: (Context) async throws -> Result
+    ) async throws -> Result {
+        let scope = try self.scope(name: name, configure)
+        let result: Result
+        do {
+            result = try await body(scope)
+        } catch {
+            do {
+                try await scope.shutdown()
+            } catch let shutdownError {
+                throw ContextError(
+                    code: .shutdownFailed,
+                    requestedType: nil,
+                    searchedContexts: shutdownError.searchedContexts,
+                    message: "the scope's body threw \(error), then " + shutdownError.message,
+                    underlyingErrors: [error] + shutdownError.underlyingErrors
+                )
+            }
+            throw error
+        }
+        try await scope.shutdown()
+        return result
+    }
+
+    // MARK: - Ending
+
+    /// Ends this context as a scope: shuts down the objects it built that adopt ``ScopeShutdown`` (its
+    /// scoped objects and the singletons it registered), in reverse order of creation, and builds nothing
+    /// more. Calling it again does nothing.
+    ///
+    /// ```swift
+    /// let request = app.scope(name: "request")
+    /// // … serve the request …
+    /// try await request.shutdown()
+    /// ```
+    ///
+    /// Every object is shut down even when one throws. After it, resolving an object from this context
+    /// fails with ``ContextError/Code/scopeEnded``, and so does resolving, from anywhere, an object this
+    /// context would build; values and objects given to it directly stay readable. End a scope's
+    /// children before the scope: singletons it registered stay readable to them, shut down.
+    ///
+    /// - Throws: ``ContextError/Code/shutdownFailed`` naming each object that threw, with what it threw
+    ///   in ``ContextError/underlyingErrors``.
+    public func shutdown() async throws(ContextError) {
+        guard let objects = scopeStore.end() else { return }
+        var failures: [(label: String, error: any Error)] = []
+        for (label, object) in objects.reversed() {
+            do {
+                try await object.shutdown()
+            } catch {
+                failures.append((label, error))
+            }
+        }
+        if !failures.isEmpty { throw ContextError.shutdownFailed(failures, of: objects.count, in: self) }
+    }
+
+    /// Whether ``shutdown()`` was called on this context.
+    ///
+    /// ```swift
+    /// try await request.shutdown()
+    /// request.isEnded  // true
+    /// ```
+    @inlinable
+    public var isEnded: Bool {
+        scopeStoreStorage.load()?.ended.load(ordering: .acquiring) ?? false
+    }
+
+    // MARK: - Internals
+
+    var scopeStore: ScopeStore {
+        if let store = scopeStoreStorage.load() { return store }
+        return scopeStoreStorage.storeIfNil(ScopeStore())
+    }
+
+    /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this
+    /// context: the nearest scope below `registrar`, else `registrar`'s child on the way, else
+    /// `registrar` itself if it is a scope; nil when there is none.
+    func scopeOwner(registeredOn registrar: Context) -> Context? {
+        var candidate: Context?
+        var node: Context? = self
+        while let current = node, current !== registrar {
+            if current.isScope { return current }
+            candidate = current
+            node = current.parent
+        }
+        guard node != nil else { return nil }
+        return candidate ?? (registrar.isScope ? registrar : nil)
+    }
+}

@@ -1,0 +1,136 @@
+// MARK: - Provider errors
+
+extension ContextError {
+    static func factoryFailed(
+        _ label: String,
+        builtOn context: Context,
+        asker: Context,
+        path frame: ResolutionFrame,
+        error: any Error
+    ) -> ContextError {
+        let path = frame.path.reversed().map(\.label)
+        return ContextError(
+            code: .factoryFailed,
+            requestedType: label,
+            searchedContexts: asker.chainNames,
+            message: "the factory of '\(label)' threw: \(error). It was built on '\(context.displayName)' for "
+                + "a resolve from \(quotedChain(asker)); resolution path: \(path.joined(separator: " → ")). "
+                + "Nothing was cached: the next resolve calls the factory again. Fix: make the factory succeed "
+                + "(the error it threw is in `underlyingErrors`), or resolve with `require` to handle the error.",
+            resolutionPath: path,
+            underlyingErrors: [error]
+        )
+    }
+
+    static func cycle(_ circle: [String]) -> ContextError {
+        let path = circle.joined(separator: " → ")
+        return ContextError(
+            code: .cycle,
+            requestedType: circle.last,
+            searchedContexts: [],
+            message: "dependency cycle: \(path). Each factory resolves the next one, so none of them can be "
+                + "built. Fix: break the circle: have one of them resolve its dependency when it uses it "
+                + "rather than in its factory, or move what they share into a provider of its own.",
+            resolutionPath: circle
+        )
+    }
+
+    static func captiveDependency(singleton: String, scoped: String) -> ContextError {
+        let path = ResolutionFrame.currentLabels + [scoped]
+        return ContextError(
+            code: .captiveDependency,
+            requestedType: scoped,
+            searchedContexts: [],
+            message: "captive dependency: '\(singleton)' resolves '\(scoped)' while it is built (path: "
+                + "\(path.joined(separator: " → "))). A singleton lives as long as the context that registered "
+                + "it, so it would keep one scope's object after that scope ended. Fix: make the singleton "
+                + "scoped or transient, or resolve '\(scoped)' where it is used, from the scope.",
+            resolutionPath: path
+        )
+    }
+
+    static func noScope(_ label: String, registrar: Context, asker: Context) -> ContextError {
+        ContextError(
+            code: .noScope,
+            requestedType: label,
+            searchedContexts: asker.chainNames,
+            message: "'\(label)' is built once per scope below '\(registrar.displayName)', which registered "
+                + "it, but it was resolved from \(quotedChain(asker)), which has no scope below "
+                + "'\(registrar.displayName)'. Fix: resolve it from a child, e.g. "
+                + "`\(registrar.name ?? "context").scope(name: \"request\") { … }`, or register it with "
+                + "`lifetime: .singleton` if one object for all is meant.",
+            resolutionPath: ResolutionFrame.currentLabels + [label]
+        )
+    }
+
+    static func scopeEnded(_ label: String, ended: Context, asker: Context) -> ContextError {
+        ContextError(
+            code: .scopeEnded,
+            requestedType: label,
+            searchedContexts: asker.chainNames,
+            message: "'\(label)' was resolved from \(quotedChain(asker)), but '\(ended.displayName)', which "
+                + "owns it, was shut down and builds nothing more. Fix: resolve objects before the scope "
+                + "ends; new work needs a new scope.",
+            resolutionPath: ResolutionFrame.currentLabels + [label]
+        )
+    }
+
+    static func asyncProvider(_ label: String, asker: Context) -> ContextError {
+        ContextError(
+            code: .asyncProvider,
+            requestedType: label,
+            searchedContexts: asker.chainNames,
+            message: "'\(label)' is built by an async factory and was not built yet, so a synchronous resolve "
+                + "from \(quotedChain(asker)) cannot build it. Fix: `try await context.resolveAsync(…)` "
+                + "(once built, synchronous resolves return it), or build it at boot with "
+                + "`try await context.validate()`.",
+            resolutionPath: ResolutionFrame.currentLabels + [label]
+        )
+    }
+
+    static func providerUnavailable(_ label: String, asker: Context?) -> ContextError {
+        ContextError(
+            code: .providerUnavailable,
+            requestedType: label,
+            searchedContexts: asker?.chainNames ?? [],
+            message: "'\(label)' was read inside the configuring closure that registers its provider, before "
+                + "the context exists. Fix: read it once the context is made, or register the provider on a "
+                + "parent context.",
+            resolutionPath: ResolutionFrame.currentLabels + [label]
+        )
+    }
+
+    static func validationFailed(_ problems: [ContextError], in context: Context, checked: Int) -> ContextError {
+        let list = problems.enumerated().map { "  \($0.offset + 1). [\($0.element.code)] \($0.element.message)" }
+        return ContextError(
+            code: .validationFailed,
+            requestedType: nil,
+            searchedContexts: context.chainNames,
+            message: "validating \(quotedChain(context)) found \(problems.count) "
+                + "problem\(problems.count == 1 ? "" : "s") in \(checked) provider\(checked == 1 ? "" : "s"):\n"
+                + list.joined(separator: "\n"),
+            underlyingErrors: problems
+        )
+    }
+
+    static func shutdownFailed(
+        _ failures: [(label: String, error: any Error)],
+        of count: Int,
+        in context: Context
+    ) -> ContextError {
+        let list = failures.map { "'\($0.label)' threw \($0.error)" }
+        return ContextError(
+            code: .shutdownFailed,
+            requestedType: nil,
+            searchedContexts: context.chainNames,
+            message: "shutting down '\(context.displayName)' failed for \(failures.count) of \(count) "
+                + "object\(count == 1 ? "" : "s"): \(list.joined(separator: "; ")). The others were shut down. "
+                + "Fix: see `underlyingErrors` for what each threw.",
+            underlyingErrors: failures.map(\.error)
+        )
+    }
+
+    private static func quotedChain(_ context: Context) -> String {
+        context.chainNames.map { "'\($0)'" }.joined(separator: " → ")
+    }
+}

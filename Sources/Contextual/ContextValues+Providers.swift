@@ -1,0 +1,149 @@
+// MARK: - Registering providers
+
+extension ContextValues {
+    /// Registers a factory that builds the object provided under `type` when it is first resolved, and
+    /// how long what it builds lives (see ``Lifetime``).
+    ///
+    /// ```swift
+    /// let app = Context(name: "app") {
+    ///     $0.config = Config(databaseURL: "postgres://localhost/app")
+    ///     $0.provide(Database.self, lifetime: .singleton) { ctx in try Database(url: ctx[\.config].databaseURL) }
+    /// }
+    /// let db = try app.child { _ in }.require(Database.self)  // built once, from `app`'s config
+    /// ```
+    ///
+    /// The factory receives the context to resolve its own dependencies from: the registering context
+    /// for a singleton, the scope for a scoped object, the asking context for a transient one. Inside
+    /// it, resolve with `try ctx.require(…)`, so that a missing dependency or a cycle reaches the caller
+    /// as an error. What it throws reaches the caller of ``Context/require(_:)-(T.Type)``; nothing is
+    /// cached and the next resolve calls it again. It runs outside every lock, exactly once per object
+    /// however many tasks resolve it at once.
+    public mutating func provide<Object: Sendable>(
+        _ type: Object.Type,
+        lifetime: Lifetime,
+        _ factory: @escaping @Sendable (Context) throws -> Object
+    ) {
+        own = own.setting(
+            StorageID(object: type),
+            to: ProviderBox(entry: type, lifetime: lifetime, factory: .sync(factory))
+        )
+    }
+
+    /// Registers an async factory, for an object that must be awaited to be built (a connection pool
+    /// that connects, say). Resolve it with ``Context/resolveAsync(_:)``; once built, synchronous
+    /// resolves and `@Injected` return it too.
+    ///
+    /// ```swift
+    /// $0.provide(ConnectionPool.self, lifetime: .singleton) { ctx async throws in
+    ///     try await ConnectionPool.connect(to: ctx[\.config].databaseURL)
+    /// }
+    /// let pool = try await app.resolveAsync(ConnectionPool.self)
+    /// ```
+    @_disfavoredOverload
+    public mutating func provide<Object: Sendable>(
+        _ type: Object.Type,
+        lifetime: Lifetime,
+        _ factory: @escaping @Sendable (Context) async throws -> Object
+    ) {
+        own = own.setting(
+            StorageID(object: type),
+            to: ProviderBox(entry: type, lifetime: lifetime, factory: .async(factory))
+        )
+    }
+
+    /// Registers a factory that builds the value at `keyPath` when it is first read, and how long it
+    /// lives (see ``Lifetime``).
+    ///
+    /// ```swift
+    /// $0.provide(\.httpClient, lifetime: .singleton) { ctx in HTTPClient(timeout: ctx[\.config].timeout) }
+    /// let client = request[\.httpClient]
+    /// ```
+    ///
+    /// A read through a key path cannot throw, so a failing factory stops the process with a message
+    /// that names it; read with ``Context/require(_:)-(KeyPath<ContextValues,Value>)`` to get the error.
+    ///
+    /// - Precondition: `keyPath`'s getter reads exactly one ``ContextKey`` and returns its value, as
+    ///   the `EnvironmentKey` pattern's accessors do.
+    public mutating func provide<Value: Sendable>(
+        _ keyPath: WritableKeyPath<ContextValues, Value>,
+        lifetime: Lifetime,
+        _ factory: @escaping @Sendable (Context) throws -> Value
+    ) {
+        let probe = ContextValues(own: .empty, inherited: .empty)
+        let read = ObservationRecorder.recordKeys { _ = probe[keyPath: keyPath] }
+        precondition(
+            read.count == 1 && read[0].valueType == Value.self && read[0].id.raw & 1 == 0,
+            "Contextual: provide(_:lifetime:_:) needs a key path whose getter returns one ContextKey's value "
+                + "unchanged, like `get { self[MyKey.self] }`; the getter of \(keyPath) read "
+                + "\(read.map { "\($0.entry)" }). Fix: register the provider on the key's own accessor."
+        )
+        own = own.setting(
+            read[0].id,
+            to: ProviderBox(entry: read[0].entry, lifetime: lifetime, factory: .sync(factory))
+        )
+    }
+
+    // MARK: - Reading a provider
+
+    /// The value a provider stored under a key builds for the reading context. A read through a key path
+    /// cannot throw: a failure stops the process with its message, unless a `require` is waiting for it.
+    @usableFromInline
+    func providedValue<Key: ContextKey>(_ raw: UInt, for key: Key.Type) -> Key.Value {
+        do {
+            return try resolveProvider(raw, as: Key.Value.self)
+        } catch {
+            if let sink = FailureSink.current {
+                // `require` throws the error and discards this value.
+                sink.record(error)
+                return DefaultValueStore.shared.value(for: key)
+            }
+            fatalError(error.description)
+        }
+    }
+
+    /// The object a provider builds for the reading context; a failure stops the process with its
+    /// message, unless a `require` is waiting for it.
+    @usableFromInline
+    func providedObject<Object: Sendable>(_ raw: UInt, as type: Object.Type) -> Object? {
+        do {
+            return try resolveProvider(raw, as: type)
+        } catch {
+            if let sink = FailureSink.current {
+                sink.record(error)
+                return nil
+            }
+            fatalError(error.description)
+        }
+    }
+
+    func resolveProvider<Value: Sendable>(_ raw: UInt, as type: Value.Type) throws(ContextError) -> Value {
+        let provider = self.provider(raw, as: type)
+        guard let origin else { throw ContextError.providerUnavailable(provider.label, asker: nil) }
+        return try provider.resolve(from: origin)
+    }
+
+    /// The provider at the tagged address `raw`, retained.
+    func provider<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> ProviderBox<Value> {
+        // Safe: an entry tagged as a provider under an identity derived from `Value` (its object type, or
+        // a key whose value type was checked at registration) is a `ProviderBox<Value>`.
+        Unmanaged<ProviderBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!).takeUnretainedValue()
+    }
+
+    /// What is stored under the object identity `id`: nothing, an object, or a provider (retained).
+    func objectEntry<Object: Sendable>(_ id: StorageID, as type: Object.Type) -> ObjectEntry<Object> {
+        let raw = rawBox(id)
+        if let recorder = ObservationRecorder.active { recorder.appendKey(id, raw, entry: type, valueType: type) }
+        if raw == 0 { return .missing }
+        if raw & 1 == 0 { return .object(unboxValue(raw, as: type)) }
+        return .provider(provider(raw, as: type))
+    }
+}
+
+// MARK: - ObjectEntry
+
+/// What a context holds under an object type.
+enum ObjectEntry<Object: Sendable> {
+    case missing
+    case object(Object)
+    case provider(ProviderBox<Object>)
+}

@@ -1,0 +1,114 @@
+import Synchronization
+
+// MARK: - BuildCell
+
+/// The once-only slot of a built object: a singleton's (in its provider) or a scoped object's (in its
+/// scope).
+///
+/// Reading a built object is one atomic load. The first resolver builds; resolvers that come while it
+/// builds wait for that build only (a slow factory never blocks other providers); a failed build caches
+/// nothing, hands its error to the resolvers that waited for it, and the next resolve builds again.
+@usableFromInline
+final class BuildCell<Value: Sendable>: Sendable {
+    /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this cell holds a +1 reference to, or 0.
+    @usableFromInline
+    let builtBits = Atomic<UInt>(0)
+    /// The build in flight, if any.
+    private let running = Locked<BuildAttempt?>(nil)
+
+    init() {}
+
+    deinit {
+        let bits = builtBits.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    /// The object, if it was built.
+    @inlinable
+    var built: Value? {
+        let bits = builtBits.load(ordering: .acquiring)
+        return bits == 0 ? nil : unboxValue(bits, as: Value.self)
+    }
+
+    private enum Step {
+        case built
+        case build(BuildAttempt)
+        case wait(BuildAttempt)
+    }
+
+    private func nextStep(frame: ResolutionFrame) -> Step {
+        running.withLock { running in
+            if builtBits.load(ordering: .acquiring) != 0 { return .built }
+            if let attempt = running { return .wait(attempt) }
+            let attempt = BuildAttempt(builder: frame)
+            running = attempt
+            return .build(attempt)
+        }
+    }
+
+    private func store(_ value: Value, ending attempt: BuildAttempt) {
+        // Only the attempt's builder stores, once: no other writer can race it.
+        builtBits.store(UInt(bitPattern: Unmanaged.passRetained(ValueBox(value)).toOpaque()), ordering: .releasing)
+        running.withLock { $0 = nil }
+        attempt.finish(nil)
+    }
+
+    private func fail(_ error: ContextError, ending attempt: BuildAttempt) -> ContextError {
+        running.withLock { $0 = nil }
+        attempt.finish(error)
+        return error
+    }
+
+    // MARK: - Building
+
+    /// The object, built by `build` (running in `frame`) if this is the first resolve; waits for a
+    /// build in flight.
+    func value(frame: ResolutionFrame, build: () throws(ContextError) -> Value) throws(ContextError) -> Value {
+        while true {
+            switch nextStep(frame: frame) {
+            case .built:
+                if let value = built { return value }
+            case .build(let attempt):
+                do {
+                    let value = try build()
+                    store(value, ending: attempt)
+                    return value
+                } catch {
+                    throw fail(error, ending: attempt)
+                }
+            case .wait(let attempt):
+                try ResolutionFrame.block(on: attempt)
+                let error = attempt.wait()
+                ResolutionFrame.unblock()
+                if let error { throw error }
+            }
+        }
+    }
+
+    /// The object, built by the asynchronous `build` if this is the first resolve; suspends (without
+    /// blocking a thread) while a build is in flight.
+    func value(
+        frame: ResolutionFrame,
+        build: () async throws(ContextError) -> Value
+    ) async throws(ContextError) -> Value {
+        while true {
+            switch nextStep(frame: frame) {
+            case .built:
+                if let value = built { return value }
+            case .build(let attempt):
+                do {
+                    let value = try await build()
+                    store(value, ending: attempt)
+                    return value
+                } catch {
+                    throw fail(error, ending: attempt)
+                }
+            case .wait(let attempt):
+                try ResolutionFrame.block(on: attempt)
+                let error = await attempt.waitAsync()
+                ResolutionFrame.unblock()
+                if let error { throw error }
+            }
+        }
+    }
+}

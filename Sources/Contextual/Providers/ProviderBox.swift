@@ -1,0 +1,181 @@
+// MARK: - ProviderBox
+
+/// The entry of a provider: a factory and its lifetime, stored in a context's table where a value would
+/// be, under the same identity (an object type or a key), so that the nearest of a value and a provider
+/// wins, as between two values.
+///
+/// The box is shared by the context that registered it (its registrar, bound when that context is made)
+/// and all its descendants, which inherit the entry; a singleton's cell lives in the box, so every
+/// descendant sees the one object.
+@usableFromInline
+final class ProviderBox<Value: Sendable>: ContextBox {
+    /// How the provider builds.
+    enum Factory: Sendable {
+        case sync(@Sendable (Context) throws -> Value)
+        case async(@Sendable (Context) async throws -> Value)
+    }
+
+    @usableFromInline
+    let entryType: Any.Type
+    let lifetime: Lifetime
+    let factory: Factory
+    /// The singleton, once built (unused for other lifetimes).
+    let singleton = BuildCell<Value>()
+    private let registrarReference = Locked(WeakContext())
+
+    init(entry: Any.Type, lifetime: Lifetime, factory: Factory) {
+        self.entryType = entry
+        self.lifetime = lifetime
+        self.factory = factory
+    }
+
+    @usableFromInline
+    var addressTag: UInt { 1 }
+
+    /// The provider's name in messages, e.g. `Database (singleton)`.
+    var label: String { "\(name) (\(lifetime))" }
+    var name: String { String(describing: entryType) }
+
+    var isAsync: Bool {
+        if case .async = factory { return true }
+        return false
+    }
+
+    @usableFromInline
+    var entryDescription: String {
+        let kind = "\(lifetime) provider\(isAsync ? " (async)" : "") of \(Value.self)"
+        return lifetime == .singleton && singleton.built != nil ? "\(kind), built" : kind
+    }
+
+    // MARK: - Registrar
+
+    /// The context that registered this provider, once it is made.
+    var registrar: Context? { registrarReference.withLock { $0.context } }
+
+    /// Binds the provider to the context that registered it; the first binding wins.
+    func bind(to context: Context) {
+        registrarReference.withLock { reference in
+            if reference.context == nil { reference.context = context }
+        }
+    }
+
+    // MARK: - Resolving
+
+    /// The object for `asker`: the built one if there is one, else built now.
+    func resolve(from asker: Context) throws(ContextError) -> Value {
+        if lifetime == .singleton, let value = singleton.built { return value }
+        let target = try target(for: asker)
+        if let cell = target.cell, let value = cell.built { return value }
+        guard case .sync(let make) = factory else { throw ContextError.asyncProvider(label, asker: asker) }
+        let frame = try ResolutionFrame.enter(provider: ObjectIdentifier(self), label: label, lifetime: lifetime)
+        guard let cell = target.cell else { return try run(make, on: target.context, in: frame, asker: asker) }
+        return try cell.value(frame: frame) { () throws(ContextError) -> Value in
+            let value = try run(make, on: target.context, in: frame, asker: asker)
+            target.context.scopeStore.recordBuilt(value, label: label)
+            return value
+        }
+    }
+
+    /// The object for `asker`, awaiting an async factory (a synchronous one runs as in
+    /// ``resolve(from:)``).
+    func resolveAsync(from asker: Context) async throws(ContextError) -> Value {
+        guard case .async(let make) = factory else { return try resolve(from: asker) }
+        if lifetime == .singleton, let value = singleton.built { return value }
+        let target = try target(for: asker)
+        if let cell = target.cell, let value = cell.built { return value }
+        let frame = try ResolutionFrame.enter(provider: ObjectIdentifier(self), label: label, lifetime: lifetime)
+        guard let cell = target.cell else { return try await run(make, on: target.context, in: frame, asker: asker) }
+        return try await cell.value(frame: frame) { () async throws(ContextError) -> Value in
+            let value = try await run(make, on: target.context, in: frame, asker: asker)
+            target.context.scopeStore.recordBuilt(value, label: label)
+            return value
+        }
+    }
+
+    /// Where the object lives and which context its factory resolves from: the registrar for a
+    /// singleton, the scope for a scoped object, the asking context for a transient one.
+    private func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
+        if lifetime == .transient { return (nil, asker) }
+        if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
+            throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
+        }
+        guard let registrar else { throw ContextError.providerUnavailable(label, asker: asker) }
+        switch lifetime {
+        case .singleton:
+            if registrar.isEnded { throw ContextError.scopeEnded(label, ended: registrar, asker: asker) }
+            return (singleton, registrar)
+        default:
+            guard let owner = asker.scopeOwner(registeredOn: registrar) else {
+                throw ContextError.noScope(label, registrar: registrar, asker: asker)
+            }
+            guard let cell = owner.scopeStore.cell(for: self) else {
+                throw ContextError.scopeEnded(label, ended: owner, asker: asker)
+            }
+            return (cell, owner)
+        }
+    }
+
+    private func run(
+        _ make: (Context) throws -> Value,
+        on context: Context,
+        in frame: ResolutionFrame,
+        asker: Context
+    ) throws(ContextError) -> Value {
+        do {
+            return try ResolutionFrame.$current.withValue(frame) {
+                try FailureSink.$current.withValue(nil) { try make(context) }
+            }
+        } catch let error as ContextError {
+            throw error
+        } catch {
+            throw ContextError.factoryFailed(label, builtOn: context, asker: asker, path: frame, error: error)
+        }
+    }
+
+    private func run(
+        _ make: (Context) async throws -> Value,
+        on context: Context,
+        in frame: ResolutionFrame,
+        asker: Context
+    ) async throws(ContextError) -> Value {
+        do {
+            return try await ResolutionFrame.$current.withValue(frame) {
+                try await FailureSink.$current.withValue(nil) { try await make(context) }
+            }
+        } catch let error as ContextError {
+            throw error
+        } catch {
+            throw ContextError.factoryFailed(label, builtOn: context, asker: asker, path: frame, error: error)
+        }
+    }
+}
+
+// MARK: - AnyProviderBox
+
+/// What validation and diagnostics need of a provider, whatever it builds.
+protocol AnyProviderBox: ContextBox {
+    var label: String { get }
+    var lifetime: Lifetime { get }
+    var isAsync: Bool { get }
+    func bind(to context: Context)
+    /// Resolves the provider from `context` (building it if needed), discarding the object.
+    func validate(from context: Context) throws(ContextError)
+    func validateAsync(from context: Context) async throws(ContextError)
+}
+
+extension ProviderBox: AnyProviderBox {
+    func validate(from context: Context) throws(ContextError) {
+        _ = try resolve(from: context)
+    }
+
+    func validateAsync(from context: Context) async throws(ContextError) {
+        _ = try await resolveAsync(from: context)
+    }
+}
+
+// MARK: - WeakContext
+
+/// A weak reference to a context: a provider never keeps its registrar alive (the registrar holds it).
+struct WeakContext {
+    weak var context: Context?
+}

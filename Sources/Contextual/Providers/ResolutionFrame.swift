@@ -1,0 +1,125 @@
+// MARK: - ResolutionFrame
+
+/// One provider being built, linked to the build that asked for it: the resolution path of the running
+/// task, kept in a task local so that it follows the factory's own calls, synchronous or awaited.
+///
+/// It finds cycles in release builds and without a global lock, two ways:
+/// - **On one path.** Building a provider that is already on the running task's path is a cycle
+///   (A's factory resolves B, B's resolves A): reported at once, before anything waits or recurses.
+/// - **Across tasks.** Task 1 builds A and wants B while task 2 builds B and wants A: each waits for the
+///   other. Before waiting, a task marks every frame of its path as blocked on what it waits for, then
+///   follows who builds that and what they are blocked on; reaching one of its own frames is a cycle.
+///   Marks are taken under each frame's lock before the walk, so of two tasks closing a circle at the
+///   same moment, at least the second sees the first: nobody waits forever.
+final class ResolutionFrame: Sendable {
+    /// The provider's identity (its box).
+    let provider: ObjectIdentifier
+    /// The provider's name in messages, e.g. `Database (singleton)`.
+    let label: String
+    let lifetime: Lifetime
+    let parent: ResolutionFrame?
+    /// The build this frame's task waits for, if it waits.
+    let blockedOn = Locked<BuildAttempt?>(nil)
+
+    /// The innermost build of the running task, if it is building a provider.
+    @TaskLocal static var current: ResolutionFrame?
+
+    private init(provider: ObjectIdentifier, label: String, lifetime: Lifetime, parent: ResolutionFrame?) {
+        self.provider = provider
+        self.label = label
+        self.lifetime = lifetime
+        self.parent = parent
+    }
+
+    /// This frame and its ancestors, innermost first.
+    var path: [ResolutionFrame] {
+        var frames: [ResolutionFrame] = []
+        var node: ResolutionFrame? = self
+        while let frame = node {
+            frames.append(frame)
+            node = frame.parent
+        }
+        return frames
+    }
+
+    /// The labels of the running task's path, outermost first.
+    static var currentLabels: [String] { current?.path.reversed().map(\.label) ?? [] }
+
+    // MARK: - Entering a build
+
+    /// A frame for building `provider` inside the running task's path.
+    ///
+    /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path.
+    static func enter(
+        provider: ObjectIdentifier,
+        label: String,
+        lifetime: Lifetime
+    ) throws(ContextError)
+        -> ResolutionFrame
+    {
+        let parent = current
+        if let parent {
+            let frames = parent.path
+            if let index = frames.firstIndex(where: { $0.provider == provider }) {
+                let circle = frames[...index].reversed().map(\.label) + [label]
+                throw ContextError.cycle(circle)
+            }
+        }
+        return ResolutionFrame(provider: provider, label: label, lifetime: lifetime, parent: parent)
+    }
+
+    /// The nearest singleton being built on the running task's path, if any.
+    static var enclosingSingleton: ResolutionFrame? {
+        current?.path.first { $0.lifetime == .singleton }
+    }
+
+    // MARK: - Waiting for another build
+
+    /// Marks the running task's path as blocked on `attempt` and checks that waiting cannot close a
+    /// circle; call ``unblock()`` when the wait ends.
+    ///
+    /// - Throws: ``ContextError/Code/cycle`` when the build of `attempt` waits (directly or through
+    ///   others) for a build on the running task's path.
+    static func block(on attempt: BuildAttempt) throws(ContextError) {
+        guard let current else { return }  // a top-level resolve is not part of any circle
+        let mine = current.path
+        for frame in mine { frame.blockedOn.withLock { $0 = attempt } }
+        var labels = [attempt.label]
+        var next = attempt
+        // A circle has at most as many steps as there are builds in flight; the bound only guards
+        // against a path that keeps changing under the walk.
+        for _ in 0..<1024 {
+            let builder = next.builder
+            if let index = mine.firstIndex(where: { $0 === builder }) {
+                unblock()
+                throw ContextError.cycle(mine[...index].reversed().map(\.label) + labels)
+            }
+            guard let further = builder.blockedOn.withLock({ $0 }) else { return }
+            labels.append(further.label)
+            next = further
+        }
+    }
+
+    /// Clears the marks of ``block(on:)``.
+    static func unblock() {
+        guard let current else { return }
+        for frame in current.path { frame.blockedOn.withLock { $0 = nil } }
+    }
+}
+
+// MARK: - FailureSink
+
+/// Where a failed provider read through a key path (which cannot throw) leaves its error for
+/// ``Context/require(_:)-(KeyPath<ContextValues,Value>)`` to throw, instead of stopping the process.
+final class FailureSink: Sendable {
+    private let errors = Locked<[ContextError]>([])
+
+    /// The sink of the running `require`, if any; builds clear it for their factories.
+    @TaskLocal static var current: FailureSink?
+
+    func record(_ error: ContextError) {
+        errors.withLock { $0.append(error) }
+    }
+
+    var first: ContextError? { errors.withLock { $0.first } }
+}
