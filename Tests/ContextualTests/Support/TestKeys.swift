@@ -67,6 +67,10 @@ final class Counter: Sendable {
         value.withLock { $0 += 1 }
     }
 
+    func decrement() {
+        value.withLock { $0 -= 1 }
+    }
+
     var count: Int { value.withLock { $0 } }
 }
 

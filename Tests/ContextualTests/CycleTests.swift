@@ -1,0 +1,134 @@
+import Contextual
+import Testing
+
+@Suite("Cycle detection")
+struct CycleTests {
+    @Test("A cycle between two providers is reported with its whole path, A → B → A")
+    func twoProviderCycle() {
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .singleton) { ctx in
+                _ = try ctx.require(ServiceB.self)
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .singleton) { ctx in
+                _ = try ctx.require(ServiceA.self)
+                return ServiceB()
+            }
+        }
+        let error = #expect(throws: ContextError.self) { try app.require(ServiceA.self) }
+        #expect(error?.code == .cycle)
+        #expect(error?.resolutionPath == ["ServiceA (singleton)", "ServiceB (singleton)", "ServiceA (singleton)"])
+        #expect(
+            error?.message.contains("ServiceA (singleton) → ServiceB (singleton) → ServiceA (singleton)") == true
+        )
+        // Nothing was cached: the same cycle is reported again, from the other end.
+        let again = #expect(throws: ContextError.self) { try app.require(ServiceB.self) }
+        #expect(again?.resolutionPath == ["ServiceB (singleton)", "ServiceA (singleton)", "ServiceB (singleton)"])
+    }
+
+    @Test("A cycle of transient providers is detected instead of overflowing the stack")
+    func transientCycleDoesNotOverflow() {
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .transient) { ctx in
+                _ = try ctx.require(ServiceB.self)
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .transient) { ctx in
+                _ = try ctx.require(ServiceC.self)
+                return ServiceB()
+            }
+            $0.provide(ServiceC.self, lifetime: .transient) { ctx in
+                _ = try ctx.require(ServiceA.self)
+                return ServiceC()
+            }
+        }
+        let error = #expect(throws: ContextError.self) { try app.child { _ in }.require(ServiceB.self) }
+        #expect(error?.code == .cycle)
+        #expect(
+            error?.resolutionPath == [
+                "ServiceB (transient)", "ServiceC (transient)", "ServiceA (transient)", "ServiceB (transient)",
+            ]
+        )
+    }
+
+    @Test("A provider that resolves itself is a cycle of one")
+    func selfCycle() {
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .scoped) { ctx in
+                _ = try ctx.require(ServiceA.self)
+                return ServiceA()
+            }
+        }
+        let error = #expect(throws: ContextError.self) { try app.child { _ in }.require(ServiceA.self) }
+        #expect(error?.resolutionPath == ["ServiceA (scoped)", "ServiceA (scoped)"])
+    }
+
+    @Test("A cycle closed by two tasks at once, each building one end, is reported and does not deadlock")
+    func crossTaskCycle() async {
+        let aStarted = Gate()
+        let bStarted = Gate()
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .singleton) { ctx in
+                aStarted.open()
+                bStarted.wait()
+                _ = try ctx.require(ServiceB.self)
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .singleton) { ctx in
+                bStarted.open()
+                aStarted.wait()
+                _ = try ctx.require(ServiceA.self)
+                return ServiceB()
+            }
+        }
+        let first = Task.detached { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try app.require(ServiceA.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let second = Task.detached { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try app.require(ServiceB.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let errors = [await first.value, await second.value]
+        #expect(errors.allSatisfy { $0?.code == .cycle })
+        let a = "ServiceA (singleton)"
+        let b = "ServiceB (singleton)"
+        let paths = Set(errors.compactMap { $0?.resolutionPath })
+        #expect(paths.isSubset(of: [[a, b, a], [b, a, b]]))
+        #expect(!paths.isEmpty)
+    }
+
+    @Test("A cycle through key-path providers stops the process with the path instead of hanging")
+    func keyPathCycleIsHard() async {
+        await #expect(processExitsWith: .failure) {
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .singleton) { ctx in HTTPClient(name: ctx[\.databaseURL]) }
+                $0.provide(\.databaseURL, lifetime: .singleton) { ctx in ctx[\.httpClient].name }
+            }
+            _ = app[\.httpClient]
+        }
+    }
+
+    @Test("require(keyPath) reports a cycle through key-path providers as an error")
+    func keyPathCycleThroughRequire() {
+        let app = Context(name: "app") {
+            $0.provide(\.httpClient, lifetime: .singleton) { ctx in HTTPClient(name: try ctx.require(\.databaseURL)) }
+            $0.provide(\.databaseURL, lifetime: .singleton) { ctx in try ctx.require(\.httpClient).name }
+        }
+        let error = #expect(throws: ContextError.self) { try app.require(\.httpClient) }
+        #expect(error?.code == .cycle)
+        #expect(
+            error?.resolutionPath == [
+                "HTTPClientKey (singleton)", "DatabaseURLKey (singleton)", "HTTPClientKey (singleton)",
+            ]
+        )
+    }
+}

@@ -1,0 +1,96 @@
+@testable import Contextual
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Keys and objects for provider tests
+
+enum DatabaseURLKey: ContextKey {
+    static var defaultValue: String { "postgres://default" }
+}
+
+enum HTTPClientKey: ContextKey {
+    static var defaultValue: HTTPClient { HTTPClient(name: "default") }
+}
+
+extension ContextValues {
+    var databaseURL: String {
+        get { self[DatabaseURLKey.self] }
+        set { self[DatabaseURLKey.self] = newValue }
+    }
+
+    var httpClient: HTTPClient {
+        get { self[HTTPClientKey.self] }
+        set { self[HTTPClientKey.self] = newValue }
+    }
+}
+
+final class HTTPClient: Sendable {
+    let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+/// A connection that counts how many were made, and how many are alive.
+final class Connection: Sendable {
+    let url: String
+    private let live: Counter?
+
+    init(url: String, live: Counter? = nil) {
+        self.url = url
+        self.live = live
+        live?.increment()
+    }
+
+    deinit {
+        live?.decrement()
+    }
+}
+
+/// A scoped object that records its shutdown in `log`, and may fail it.
+final class Transaction: ScopeShutdown {
+    let id: String
+    let log: Collector<String>
+    let failure: (any Error)?
+
+    init(id: String, log: Collector<String>, failure: (any Error)? = nil) {
+        self.id = id
+        self.log = log
+        self.failure = failure
+    }
+
+    func shutdown() async throws {
+        log.append("shutdown \(id)")
+        if let failure { throw failure }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { "TestFailure(\(reason))" }
+}
+
+// Types that only name providers in cycle tests.
+final class ServiceA: Sendable {}
+final class ServiceB: Sendable {}
+final class ServiceC: Sendable {}
+
+// MARK: - Gate
+
+/// A one-shot gate that threads can block on until it opens.
+final class Gate: Sendable {
+    private let isOpen = Locked(false)
+
+    func open() {
+        isOpen.withLock { $0 = true }
+    }
+
+    func wait() {
+        while !isOpen.withLock({ $0 }) { usleep(100) }
+    }
+}
