@@ -18,9 +18,18 @@ extension Context {
     /// logger, say) shares the request's object.
     public func scope(
         name: String? = nil,
-        _ configure: (inout ContextValues) throws -> Void = { _ in }
+        _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         try makeChild(name: name, isScope: true, configure)
+    }
+
+    /// Derives a child context that is a scope, with no values of its own.
+    ///
+    /// ```swift
+    /// let job = app.scope(name: "nightly job")
+    /// ```
+    public func scope(name: String? = nil) -> Context {
+        makeChild(name: name, isScope: true) { _ in }
     }
 
     /// Runs `body` in a new scope, then shuts the scope down, whether `body` returned or threw.

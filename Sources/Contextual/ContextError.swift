@@ -198,12 +198,15 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             "provide it with .providing(_:) on one of these contexts, e.g. `context.providing(\(typeName)(…))`, "
             + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
             + "`\(typeName)?`"
+        let building = ResolutionFrame.currentLabels
+        let needed = building.isEmpty ? "" : " Needed by: \((building + [typeName]).joined(separator: " → "))."
         return ContextError(
             code: .missingObject,
             requestedType: typeName,
             searchedContexts: chain,
             message: "no object of type '\(typeName)' is provided. Searched \(chain.count) "
-                + "context\(chain.count == 1 ? "" : "s"): \(path). Fix: \(fix)."
+                + "context\(chain.count == 1 ? "" : "s"): \(path).\(needed) Fix: \(fix).",
+            resolutionPath: building.isEmpty ? [] : building + [typeName]
         )
     }
 }

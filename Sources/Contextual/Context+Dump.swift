@@ -1,0 +1,60 @@
+// MARK: - Dump
+
+extension Context: CustomDebugStringConvertible {
+    /// The chain from the root down to this context: each context's name, each key or type it sets or
+    /// provides (with the lifetime of a provider, and whether a singleton was built), whether a context
+    /// below overrides it, and the objects each scope built. Values themselves are not printed (they may
+    /// be secrets): only their types. Entries are sorted by name, so the output is stable.
+    ///
+    /// ```swift
+    /// print(request.dump())
+    /// // Context chain of 'request 1', root first:
+    /// // - 'app' (root)
+    /// //     key ConfigKey: value of type Config, overridden below in 'request 1'
+    /// //     object Database: singleton provider of Database, built
+    /// //     object Transaction: scoped provider of Transaction
+    /// // - 'request 1' (child of 'app')
+    /// //     key ConfigKey: value of type Config
+    /// //     built here: Transaction (scoped)
+    /// ```
+    public func dump() -> String {
+        var chain: [Context] = []
+        var node: Context? = self
+        while let current = node {
+            chain.insert(current, at: 0)
+            node = current.parent
+        }
+        let owns = chain.map { context in context.withValues { $0.own.entries } }
+        var lines = ["Context chain of '\(displayName)', root first:"]
+        for (index, context) in chain.enumerated() {
+            var traits = [context.parent.map { "child of '\($0.displayName)'" } ?? "root"]
+            if context.isScope { traits.append("scope") }
+            if context.isEnded { traits.append("ended") }
+            lines.append("- '\(context.displayName)' (\(traits.joined(separator: ", ")))")
+            var entries: [String] = []
+            for entry in owns[index] {
+                let kind = entry.id.raw & 1 == 0 ? "key" : "object"
+                var line = "    \(kind) \(entry.box.entryType): \(entry.box.entryDescription)"
+                if let below = chain.indices.dropFirst(index + 1).first(where: {
+                    owns[$0].contains { $0.id == entry.id }
+                }) {
+                    line += ", overridden below in '\(chain[below].displayName)'"
+                }
+                entries.append(line)
+            }
+            lines += entries.sorted()
+            if let store = context.scopeStoreStorage.load() {
+                let built = store.builtLabels
+                if !built.isEmpty { lines.append("    built here: \(built.joined(separator: ", "))") }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The same as ``dump()``.
+    ///
+    /// ```swift
+    /// debugPrint(request)
+    /// ```
+    public var debugDescription: String { dump() }
+}

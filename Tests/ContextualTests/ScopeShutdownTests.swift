@@ -1,0 +1,115 @@
+import Contextual
+import Testing
+
+@Suite("Scope shutdown")
+struct ScopeShutdownTests {
+    @Test("shutdown() shuts down what the scope built, in reverse order of creation, once")
+    func reverseOrder() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "transaction", log: log) }
+            $0.provide(Cursor.self, lifetime: .scoped) { scope in
+                Cursor(transaction: try scope.require(Transaction.self), log: log)
+            }
+        }
+        let request = app.scope(name: "request")
+        _ = try request.require(Cursor.self)  // builds the transaction first, then the cursor
+        try await request.shutdown()
+        #expect(log.all == ["shutdown cursor", "shutdown transaction"])
+        try await request.shutdown()
+        #expect(log.all.count == 2)
+        #expect(request.isEnded)
+    }
+
+    @Test("Errors thrown on shutdown are collected and reported, and every object is still shut down")
+    func errorsCollected() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in
+                Transaction(id: "t", log: log, failure: TestFailure(reason: "rollback failed"))
+            }
+            $0.provide(Cursor.self, lifetime: .scoped) { scope in
+                Cursor(transaction: try scope.require(Transaction.self), log: log, failure: TestFailure(reason: "busy"))
+            }
+        }
+        let request = app.scope(name: "request 7")
+        _ = try request.require(Cursor.self)
+        let error = await #expect(throws: ContextError.self) { try await request.shutdown() }
+        #expect(error?.code == .shutdownFailed)
+        #expect(error?.underlyingErrors.compactMap { ($0 as? TestFailure)?.reason } == ["busy", "rollback failed"])
+        #expect(error?.message.contains("'request 7' failed for 2 of 2 objects") == true)
+        #expect(log.all == ["shutdown cursor", "shutdown t"])
+    }
+
+    @Test("Resolving from an ended scope fails clearly, and so does building an object it would own")
+    func resolveAfterEnd() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "t", log: log) }
+        }
+        let request = app.scope(name: "request") { $0.provide(Database(url: "db")) }
+        let step = request.child(name: "step") { _ in }
+        try await request.shutdown()
+        let direct = #expect(throws: ContextError.self) { try request.require(Database.self) }
+        #expect(direct?.code == .scopeEnded)
+        #expect(direct?.message.contains("'request', which owns it, was shut down") == true)
+        let owned = #expect(throws: ContextError.self) { try step.require(Transaction.self) }
+        #expect(owned?.code == .scopeEnded)
+        #expect(request[\.requestID] == "none")  // values stay readable
+    }
+
+    @Test("withScope shuts the scope down after its body, also when the body throws, losing neither error")
+    func withScopeShutsDown() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { scope in
+                Transaction(id: scope[\.requestID], log: log, failure: TestFailure(reason: "close failed"))
+            }
+        }
+        let error = await #expect(throws: ContextError.self) {
+            try await app.withScope(name: "request") {
+                $0.requestID = "r1"
+            } body: { scope in
+                _ = try scope.require(Transaction.self)
+                throw TestFailure(reason: "handler failed")
+            }
+        }
+        #expect(log.all == ["shutdown r1"])
+        #expect(error?.code == .shutdownFailed)
+        #expect(
+            error?.underlyingErrors.compactMap { ($0 as? TestFailure)?.reason } == ["handler failed", "close failed"]
+        )
+
+        let value = try await app.withScope(name: "ok") { scope in scope.isScope }
+        #expect(value)
+    }
+
+    @Test("A singleton that adopts ScopeShutdown is shut down with the context that registered it")
+    func singletonShutDownWithRegistrar() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .singleton) { _ in Transaction(id: "pool", log: log) }
+        }
+        _ = try app.child { _ in }.require(Transaction.self)
+        try await app.shutdown()
+        #expect(log.all == ["shutdown pool"])
+    }
+}
+
+/// A scoped object built from another, to check the order of shutdown.
+final class Cursor: ScopeShutdown {
+    let transaction: Transaction
+    let log: Collector<String>
+    let failure: (any Error)?
+
+    init(transaction: Transaction, log: Collector<String>, failure: (any Error)? = nil) {
+        self.transaction = transaction
+        self.log = log
+        self.failure = failure
+    }
+
+    func shutdown() async throws {
+        log.append("shutdown cursor")
+        if let failure { throw failure }
+    }
+}
