@@ -12,13 +12,14 @@ extension Context {
     ///
     /// Singletons are built (and kept: validation warms them up); scoped and transient objects are built
     /// in a throwaway scope below this context. This synchronous form skips providers with async factories
-    /// and does not shut the throwaway scope down; ``validate()-(()async)`` does both.
+    /// (a factory that needs one not yet built reports ``ContextError/Code/asyncProvider``) and does not
+    /// shut the throwaway scope down; ``validateAsync()`` does both.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
     public func validate() throws(ContextError) {
         let providers = visibleProviders()
-        let probe = scope(name: "validation of '\(displayName)'")
+        let probe = scope(name: "validation of \(displayName)")
         var problems: [ContextError] = []
         for provider in providers where !provider.isAsync {
             do throws(ContextError) {
@@ -34,14 +35,17 @@ extension Context {
     /// scope of scoped and transient objects down; reports every problem at once.
     ///
     /// ```swift
-    /// try await app.validate()
+    /// try await app.validateAsync()
     /// ```
+    ///
+    /// Providers are built in the order of their names, so a provider with an async factory is built
+    /// (and from then on resolvable synchronously) before the factories after it that need it.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
-    public func validate() async throws(ContextError) {
+    public func validateAsync() async throws(ContextError) {
         let providers = visibleProviders()
-        let probe = scope(name: "validation of '\(displayName)'")
+        let probe = scope(name: "validation of \(displayName)")
         var problems: [ContextError] = []
         for provider in providers {
             do throws(ContextError) {

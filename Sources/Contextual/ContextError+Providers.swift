@@ -83,7 +83,7 @@ extension ContextError {
             message: "'\(label)' is built by an async factory and was not built yet, so a synchronous resolve "
                 + "from \(quotedChain(asker)) cannot build it. Fix: `try await context.resolveAsync(…)` "
                 + "(once built, synchronous resolves return it), or build it at boot with "
-                + "`try await context.validate()`.",
+                + "`try await context.validateAsync()`.",
             resolutionPath: ResolutionFrame.currentLabels + [label]
         )
     }

@@ -62,13 +62,22 @@ extension ContextValues {
 
 // MARK: - Services
 
-/// A stand-in for a database connection pool, provided by type at the app context.
-final class ConnectionPool: Sendable {
+/// A stand-in for a database connection pool: an async singleton (connecting is awaited), shut down
+/// with the app.
+final class ConnectionPool: ScopeShutdown {
     let url: String
     private let queries = Atomic<Int>(0)
+    private let transactions = Atomic<Int>(0)
+    private let drained = Atomic<Bool>(false)
 
-    init(url: String) {
+    private init(url: String) {
         self.url = url
+    }
+
+    /// Connects to `url`: the reason this provider's factory is async.
+    static func connect(to url: String) async throws -> ConnectionPool {
+        try await Task.sleep(for: .milliseconds(5))
+        return ConnectionPool(url: url)
     }
 
     func query(_ sql: String) async -> String {
@@ -77,31 +86,91 @@ final class ConnectionPool: Sendable {
         return "row for \(sql)"
     }
 
+    func openTransaction() -> Int {
+        transactions.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    func shutdown() async throws {
+        drained.store(true, ordering: .relaxed)
+    }
+
     var queryCount: Int { queries.load(ordering: .relaxed) }
+    var transactionCount: Int { transactions.load(ordering: .relaxed) }
+    var isDrained: Bool { drained.load(ordering: .relaxed) }
 }
 
-/// A repository that resolves the pool by type and the request ID by key path.
-struct UserRepository {
-    @Injected(ConnectionPool.self) var pool
-    @Injected(\.requestID) var requestID
+/// One transaction per request: a scoped object, committed when the request's scope ends.
+final class Transaction: ScopeShutdown {
+    let number: Int
+    let requestID: String
+    private let ledger: Ledger
 
-    func name(ofUser id: Int) async -> String {
-        _ = await pool.query("SELECT name FROM users WHERE id = \(id) -- \(requestID)")
-        return "user-\(id)"
+    init(pool: ConnectionPool, requestID: String, ledger: Ledger) {
+        self.number = pool.openTransaction()
+        self.requestID = requestID
+        self.ledger = ledger
+    }
+
+    func shutdown() async throws {
+        ledger.record(transaction: number, of: requestID)
     }
 }
 
-/// The handler of one request: made inside the request's context, it reads from it for its whole life.
+/// What the example counts, to print its summary.
+final class Ledger: Sendable {
+    private let state = Mutex<(committed: [Int: String], reloads: Int)>(([:], 0))
+
+    func record(transaction: Int, of requestID: String) {
+        state.withLock { $0.committed[transaction] = requestID }
+    }
+
+    func recordReload() {
+        state.withLock { $0.reloads += 1 }
+    }
+
+    var committed: [Int: String] { state.withLock { $0.committed } }
+    var reloads: Int { state.withLock { $0.reloads } }
+}
+
+/// A repository that resolves the request's transaction by type and the request ID by key path.
+struct UserRepository {
+    @Injected(Transaction.self) var transaction
+    @Injected(\.requestID) var requestID
+
+    func name(ofUser id: Int) async -> String {
+        await Task.yield()  // after awaiting, the bindings still read this request's values
+        return transaction.requestID == requestID ? "user-\(id)" : "user-\(id) (another request's transaction!)"
+    }
+}
+
+/// The handler of one request: made inside the request's scope, it reads from it for its whole life.
 struct RequestHandler {
     @Injected(\.logger) var logger
     @Injected(\.config) var config
     @Injected(\.requestID) var requestID
+    @Injected(ConnectionPool.self) var pool
+    @Injected(Transaction.self) var transaction
     let users = UserRepository()
 
-    func handle(userID: Int) async -> String {
+    func handle(userID: Int) async -> Response {
         logger.info("start")
+        let greeting = config.greeting
+        _ = await pool.query("SELECT name FROM users WHERE id = \(userID)")
         let name = await users.name(ofUser: userID)
         logger.info("done")
-        return "\(config.greeting), \(name) (\(requestID))"
+        let isolated = requestID == Context.current[\.requestID] && transaction === users.transaction
+        return Response(
+            requestID: requestID,
+            text: "\(greeting), \(name)",
+            transaction: transaction.number,
+            isolated: isolated
+        )
     }
+}
+
+struct Response: Sendable {
+    let requestID: String
+    let text: String
+    let transaction: Int
+    let isolated: Bool
 }

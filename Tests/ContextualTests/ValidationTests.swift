@@ -50,7 +50,7 @@ struct ValidationTests {
         #expect(builds.count == 1)
     }
 
-    @Test("The async validate() awaits async factories, reports their failures, and shuts its scope down")
+    @Test("validateAsync() awaits async factories, reports their failures, and shuts its scope down")
     func asyncValidate() async throws {
         let log = Collector<String>()
         let app = Context(name: "app") {
@@ -59,7 +59,7 @@ struct ValidationTests {
             }
             $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "probe", log: log) }
         }
-        let error = await #expect(throws: ContextError.self) { try await app.validate() }
+        let error = await #expect(throws: ContextError.self) { try await app.validateAsync() }
         let problems = error?.underlyingErrors.compactMap { $0 as? ContextError } ?? []
         #expect(problems.map(\.code) == [.factoryFailed])
         #expect(error?.message.contains("cannot connect") == true)
