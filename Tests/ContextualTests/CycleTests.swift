@@ -81,7 +81,7 @@ struct CycleTests {
                 return ServiceB()
             }
         }
-        let first = Task.detached { () -> ContextError? in
+        async let first = onThread { () -> ContextError? in
             do throws(ContextError) {
                 _ = try app.require(ServiceA.self)
                 return nil
@@ -89,7 +89,7 @@ struct CycleTests {
                 return error
             }
         }
-        let second = Task.detached { () -> ContextError? in
+        async let second = onThread { () -> ContextError? in
             do throws(ContextError) {
                 _ = try app.require(ServiceB.self)
                 return nil
@@ -97,7 +97,7 @@ struct CycleTests {
                 return error
             }
         }
-        let errors = [await first.value, await second.value]
+        let errors = await [first, second]
         #expect(errors.allSatisfy { $0?.code == .cycle })
         let a = "ServiceA (singleton)"
         let b = "ServiceB (singleton)"

@@ -94,3 +94,33 @@ final class Gate: Sendable {
         while !isOpen.withLock({ $0 }) { usleep(100) }
     }
 }
+
+// MARK: - Threads
+
+/// Runs `body` on a thread of its own and returns its result: for tests whose code blocks (a gate, a
+/// factory waiting for another), which must not block the few threads of the cooperative pool.
+func onThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        let work = ThreadWork { continuation.resume(returning: body()) }
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            Unmanaged.passRetained(work).toOpaque()
+        )
+        precondition(created == 0, "pthread_create failed with \(created)")
+        pthread_detach(thread)
+    }
+}
+
+private final class ThreadWork: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) {
+        self.run = run
+    }
+}
