@@ -244,3 +244,70 @@ struct ReadmeObservationTests {
         configToken.cancel()
     }
 }
+
+// MARK: - README: server wiring
+
+final class ConnectionPool: ScopeShutdown {
+    let url: String
+    init(url: String) { self.url = url }
+    static func connect(to url: String) async throws -> ConnectionPool { ConnectionPool(url: url) }
+    func shutdown() async throws {}  // drain the connections
+}
+
+final class Transaction: ScopeShutdown {
+    let pool: ConnectionPool
+    init(pool: ConnectionPool) { self.pool = pool }
+    func shutdown() async throws {}  // commit or roll back
+}
+
+@Suite("The README's server wiring")
+struct ReadmeServerTests {
+    @Test("The server wiring validates, gives one transaction per request scope, and dumps as shown")
+    func serverWiring() async throws {
+        let server = Context(name: "server") {
+            $0.config.databaseURL = "postgres://db/app"
+            $0.provide(ConnectionPool.self, lifetime: .singleton) { server in
+                try await ConnectionPool.connect(to: server[\.config].databaseURL)
+            }
+            $0.provide(Transaction.self, lifetime: .scoped) { request in
+                Transaction(pool: try request.require(ConnectionPool.self))
+            }
+        }
+        try await server.validateAsync()  // builds the pool; reports every problem at once
+        #expect(try server.require(ConnectionPool.self).url == "postgres://db/app")
+
+        let sameTransaction = try await server.withScope(name: "request 7") { $0.requestID = "7" } body: { request in
+            let transaction = try request.require(Transaction.self)  // built for this request
+            let again = try request.require(Transaction.self)  // the same one
+            return transaction === again
+        }  // true; the transaction was shut down when the scope ended
+        #expect(sameTransaction)
+
+        let request = server.scope(name: "request 8") { $0.requestID = "8" }
+        _ = try request.require(Transaction.self)
+        print(request.dump())
+        // Context chain of 'request 8', root first:
+        // - 'server' (root)
+        //     key ConfigKey: value of type Config
+        //     object ConnectionPool: singleton provider (async) of ConnectionPool, built
+        //     object Transaction: scoped provider of Transaction
+        //     built here: ConnectionPool (singleton)
+        // - 'request 8' (child of 'server', scope)
+        //     key RequestIDKey: value of type String
+        //     built here: Transaction (scoped)
+        try await request.shutdown()
+        #expect(
+            request.dump() == """
+                Context chain of 'request 8', root first:
+                - 'server' (root)
+                    key ConfigKey: value of type Config
+                    object ConnectionPool: singleton provider (async) of ConnectionPool, built
+                    object Transaction: scoped provider of Transaction
+                    built here: ConnectionPool (singleton)
+                - 'request 8' (child of 'server', scope, ended)
+                    key RequestIDKey: value of type String
+                    built here: Transaction (scoped)
+                """
+        )
+    }
+}
