@@ -129,6 +129,7 @@ extension Context {
         if ObservationRecorder.active == nil && readsInitial && !isEnded {
             let raw = initial.rawBox(StorageID(object: type))
             if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: T.self) }
+            if let built = initial.builtSingleton(raw, as: T.self) { return built }
         }
         return try lookupObjectSlowly(type)
     }

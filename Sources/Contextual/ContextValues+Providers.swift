@@ -116,6 +116,24 @@ extension ContextValues {
         }
     }
 
+    /// The built singleton of the provider at the tagged address `raw`, if it builds one and built it.
+    @inlinable
+    func builtSingleton<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value? {
+        // Safe: as in `provider(_:as:)`; the box is kept alive by the table these values read.
+        Unmanaged<ProviderBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!)
+            ._withUnsafeGuaranteedRef { $0.builtSingleton }
+    }
+
+    /// Whether what `id` gives now is what it will give for as long as these values are read: a value,
+    /// nothing (the default), or a singleton already built.
+    func isStable(_ id: StorageID) -> Bool {
+        let raw = rawBox(id)
+        if raw & 1 == 0 { return true }
+        let provider = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!).takeUnretainedValue()
+        guard let provider = provider as? any AnyProviderBox else { return false }
+        return provider.lifetime == .singleton && provider.isBuilt
+    }
+
     func resolveProvider<Value: Sendable>(_ raw: UInt, as type: Value.Type) throws(ContextError) -> Value {
         let provider = self.provider(raw, as: type)
         guard let origin else { throw ContextError.providerUnavailable(provider.label, asker: nil) }

@@ -71,6 +71,7 @@ public struct ContextValues: Sendable {
                 if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
                 return DefaultValueStore.shared.value(for: key)
             }
+            if let built = builtSingleton(raw, as: Key.Value.self) { return built }
             return providedValue(raw, for: key)
         }
         @inlinable
@@ -138,6 +139,7 @@ public struct ContextValues: Sendable {
             recorder.appendKey(id, raw, entry: type, valueType: Object.self)
         }
         if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: Object.self) }
+        if let built = builtSingleton(raw, as: Object.self) { return built }
         return providedObject(raw, as: type)
     }
 }

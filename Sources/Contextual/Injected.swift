@@ -94,9 +94,18 @@ public struct Injected<Value: Sendable>: Sendable {
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
         } else if context.readsInitial && !context.chainHasProviders {
-            // The initial values never change, so what they give is valid for as long as they are read
-            // (unless a provider builds it: a transient one builds anew on every read).
+            // The initial values never change, so what they give is valid for as long as they are read.
             if let value = evaluate(context.initial) { return memo.storeInitial(value) }
+        } else if context.readsInitial && !memo.readsUnstableEntries.load(ordering: .relaxed) {
+            // The same, as long as every entry read is stable: a value, or a singleton already built
+            // (a transient provider builds anew on every read, a scoped object ends with its scope).
+            var value: Value?
+            let read = ObservationRecorder.recordKeys { value = context.withValues(evaluate) }
+            if let value {
+                if read.allSatisfy({ context.initial.isStable($0.id) }) { return memo.storeInitial(value) }
+                memo.readsUnstableEntries.store(true, ordering: .relaxed)
+                return value
+            }
         } else if let value = context.withValues(evaluate) {
             return value
         }
@@ -129,6 +138,10 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this memo holds a +1 reference to, or 0.
     @usableFromInline
     let initialBits = Atomic<UInt>(0)
+    /// Whether the initial values give this property something that may change between reads (a
+    /// transient or scoped provider's object), which must then not be kept.
+    @usableFromInline
+    let readsUnstableEntries = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}

@@ -276,7 +276,9 @@ struct ReadmeServerTests {
         try await server.validateAsync()  // builds the pool; reports every problem at once
         #expect(try server.require(ConnectionPool.self).url == "postgres://db/app")
 
-        let sameTransaction = try await server.withScope(name: "request 7") { $0.requestID = "7" } body: { request in
+        let sameTransaction = try await server.withScope(name: "request 7") {
+            $0.requestID = "7"
+        } body: { request in
             let transaction = try request.require(Transaction.self)  // built for this request
             let again = try request.require(Transaction.self)  // the same one
             return transaction === again

@@ -123,6 +123,35 @@ struct ProviderTests {
         #expect(service.client === app[\.httpClient])
     }
 
+    @Test("@Injected keeps a built singleton, reads a transient anew each time, and a scoped one from its scope")
+    func injectedKeepsOnlyStableObjects() async throws {
+        struct Service {
+            @Injected(Connection.self) var transient
+            @Injected(HTTPClient.self) var singleton
+            @Injected(Transaction.self) var scoped
+        }
+        let builds = Counter()
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Connection.self, lifetime: .transient) { _ in Connection(url: "t") }
+            $0.provide(HTTPClient.self, lifetime: .singleton) { _ in
+                builds.increment()
+                return HTTPClient(name: "s")
+            }
+            $0.provide(Transaction.self, lifetime: .scoped) { scope in Transaction(id: scope[\.requestID], log: log) }
+        }
+        let request = app.scope(name: "request") { $0.requestID = "r" }
+        let service = request.run { Service() }
+        #expect(service.transient !== service.transient)
+        #expect(service.singleton === service.singleton)
+        #expect(service.scoped === service.scoped)
+        #expect(service.scoped.id == "r")
+        #expect(builds.count == 1)
+        try await request.shutdown()
+        #expect(log.all == ["shutdown r"])
+        #expect((try? request.require(Transaction.self)) == nil)
+    }
+
     @Test("A key-path provider builds lazily, and a value set below it overrides it")
     func keyPathProvider() {
         let builds = Counter()

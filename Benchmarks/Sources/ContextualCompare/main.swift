@@ -389,7 +389,7 @@ extension String {
 }
 
 var allocationFailures: [String] = []
-let warmGroups = groups.filter { $0.contains("@Injected") || $0.contains("root") }
+let warmGroups = groups.filter { $0.contains("@Injected") || $0.contains("root") || $0.contains("warm") }
 for group in warmGroups {
     guard let count = storedAllocations(group) else {
         allocationFailures.append("no stored allocation count for '\(group) · Contextual' in \(thresholdsDirectory)")

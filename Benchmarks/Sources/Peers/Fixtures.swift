@@ -62,6 +62,16 @@ enum ContextualFixture {
         $0.provide(database)
     }
 
+    /// A root whose database is a lazy singleton, already built, and a request below it.
+    static let lazyRoot: Context = {
+        let root = Context(name: "app") {
+            $0.provide(Database.self, lifetime: .singleton) { _ in Database() }
+        }
+        _ = root.resolve(Database.self) as Database
+        return root
+    }()
+    static let lazyRequest = lazyRoot.child(name: "request") { $0.requestID = RequestID(1) }
+
     /// A chain of `depth` contexts below the root, each overriding another key.
     static func chain(depth: Int) -> Context {
         var context = root

@@ -6,7 +6,7 @@ import Synchronization
 // MARK: - All scenarios
 
 /// Every scenario, for every system that can do it, in table order.
-public let allScenarios: [Scenario] = warmResolve + depth + requestScope + observation
+public let allScenarios: [Scenario] = warmResolve + depth + requestScope + lazySingleton + observation
 
 /// The warm-resolve scenario the ratio targets are checked on.
 public let flagshipGroup = "@Injected key path, root"
@@ -166,6 +166,48 @@ private let requestScope: [Scenario] = {
         },
     ]
 }()
+
+// MARK: - 4. A lazy singleton
+
+/// The lazy-singleton scenario whose first resolve is measured.
+public let lazyFirstGroup = "lazy singleton, first resolve"
+
+private let lazySingleton: [Scenario] =
+    [
+        // A new container each time, registering a factory, then the first resolve, which builds.
+        Scenario(lazyFirstGroup, .contextual) { iterations in
+            for _ in 0..<iterations {
+                let app = Context { $0.provide(Database.self, lifetime: .singleton) { _ in Database() } }
+                consume(app.resolve(Database.self) as Database)
+            }
+        },
+        Scenario(lazyFirstGroup, .swinject) { iterations in
+            for _ in 0..<iterations {
+                let container = Container()
+                container.register(Database.self) { _ in Database() }.inObjectScope(.container)
+                consume(container.resolve(Database.self)!)
+            }
+        },
+        Scenario(lazyFirstGroup, .storedProperty) { iterations in
+            for _ in 0..<iterations { consume(LazyHolder().database) }
+        },
+        // Once built, from a request below the registering context.
+        Scenario("lazy singleton, warm resolve from a request", .contextual) { iterations in
+            let request = ContextualFixture.lazyRequest
+            for _ in 0..<iterations { consume(request.resolve(Database.self) as Database) }
+        },
+        Scenario("lazy singleton, warm @Injected from a request", .contextual) {
+            let consumer = ContextualFixture.lazyRequest.run { InjectedConsumer() }
+            consume(consumer.databaseByType)
+            return { iterations in for _ in 0..<iterations { consume(consumer.databaseByType) } }
+        },
+    ] + peersForWarmResolve("lazy singleton, warm resolve from a request")
+    + peersForWarmResolve("lazy singleton, warm @Injected from a request")
+
+/// A lazily built stored property: the floor for a first resolve.
+final class LazyHolder {
+    lazy var database = Database()
+}
 
 // MARK: - 6. Observation
 

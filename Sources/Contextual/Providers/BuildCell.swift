@@ -16,6 +16,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// The build in flight, if any.
     private let running = Locked<BuildAttempt?>(nil)
 
+    @usableFromInline
     init() {}
 
     deinit {

@@ -17,9 +17,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     @usableFromInline
     let entryType: Any.Type
+    @usableFromInline
     let lifetime: Lifetime
     let factory: Factory
     /// The singleton, once built (unused for other lifetimes).
+    @usableFromInline
     let singleton = BuildCell<Value>()
     private let registrarReference = Locked(WeakContext())
 
@@ -47,6 +49,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         return lifetime == .singleton && singleton.built != nil ? "\(kind), built" : kind
     }
 
+    /// The singleton, if this provider builds one and built it: what a warm resolve returns, in two
+    /// loads, from code specialized for `Value`.
+    @inlinable
+    var builtSingleton: Value? { lifetime == .singleton ? singleton.built : nil }
+
     // MARK: - Registrar
 
     /// The context that registered this provider, once it is made.
@@ -67,11 +74,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
         guard case .sync(let make) = factory else { throw ContextError.asyncProvider(label, asker: asker) }
-        let frame = try ResolutionFrame.enter(provider: ObjectIdentifier(self), label: label, lifetime: lifetime)
+        let frame = try ResolutionFrame.enter(self)
         guard let cell = target.cell else { return try run(make, on: target.context, in: frame, asker: asker) }
         return try cell.value(frame: frame) { () throws(ContextError) -> Value in
             let value = try run(make, on: target.context, in: frame, asker: asker)
-            target.context.scopeStore.recordBuilt(value, label: label)
+            target.context.scopeStore.recordBuilt(value, by: self)
             return value
         }
     }
@@ -83,11 +90,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
-        let frame = try ResolutionFrame.enter(provider: ObjectIdentifier(self), label: label, lifetime: lifetime)
+        let frame = try ResolutionFrame.enter(self)
         guard let cell = target.cell else { return try await run(make, on: target.context, in: frame, asker: asker) }
         return try await cell.value(frame: frame) { () async throws(ContextError) -> Value in
             let value = try await run(make, on: target.context, in: frame, asker: asker)
-            target.context.scopeStore.recordBuilt(value, label: label)
+            target.context.scopeStore.recordBuilt(value, by: self)
             return value
         }
     }
@@ -157,6 +164,8 @@ protocol AnyProviderBox: ContextBox {
     var label: String { get }
     var lifetime: Lifetime { get }
     var isAsync: Bool { get }
+    /// Whether a singleton provider built its object.
+    var isBuilt: Bool { get }
     func bind(to context: Context)
     /// Resolves the provider from `context` (building it if needed), discarding the object.
     func validate(from context: Context) throws(ContextError)
@@ -164,6 +173,8 @@ protocol AnyProviderBox: ContextBox {
 }
 
 extension ProviderBox: AnyProviderBox {
+    var isBuilt: Bool { singleton.built != nil }
+
     func validate(from context: Context) throws(ContextError) {
         _ = try resolve(from: context)
     }

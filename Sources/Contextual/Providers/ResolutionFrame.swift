@@ -12,11 +12,8 @@
 ///   Marks are taken under each frame's lock before the walk, so of two tasks closing a circle at the
 ///   same moment, at least the second sees the first: nobody waits forever.
 final class ResolutionFrame: Sendable {
-    /// The provider's identity (its box).
-    let provider: ObjectIdentifier
-    /// The provider's name in messages, e.g. `Database (singleton)`.
-    let label: String
-    let lifetime: Lifetime
+    /// The provider being built.
+    let provider: any AnyProviderBox
     let parent: ResolutionFrame?
     /// The build this frame's task waits for, if it waits.
     let blockedOn = Locked<BuildAttempt?>(nil)
@@ -24,12 +21,14 @@ final class ResolutionFrame: Sendable {
     /// The innermost build of the running task, if it is building a provider.
     @TaskLocal static var current: ResolutionFrame?
 
-    private init(provider: ObjectIdentifier, label: String, lifetime: Lifetime, parent: ResolutionFrame?) {
+    private init(provider: any AnyProviderBox, parent: ResolutionFrame?) {
         self.provider = provider
-        self.label = label
-        self.lifetime = lifetime
         self.parent = parent
     }
+
+    /// The provider's name in messages, e.g. `Database (singleton)`: made only when a message needs it.
+    var label: String { provider.label }
+    var lifetime: Lifetime { provider.lifetime }
 
     /// This frame and its ancestors, innermost first.
     var path: [ResolutionFrame] {
@@ -50,22 +49,28 @@ final class ResolutionFrame: Sendable {
     /// A frame for building `provider` inside the running task's path.
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path.
-    static func enter(
-        provider: ObjectIdentifier,
-        label: String,
-        lifetime: Lifetime
-    ) throws(ContextError)
-        -> ResolutionFrame
-    {
+    static func enter(_ provider: any AnyProviderBox) throws(ContextError) -> ResolutionFrame {
         let parent = current
-        if let parent {
-            let frames = parent.path
-            if let index = frames.firstIndex(where: { $0.provider == provider }) {
-                let circle = frames[...index].reversed().map(\.label) + [label]
-                throw ContextError.cycle(circle)
+        var node = parent
+        while let frame = node {
+            if frame.provider === provider, let parent {
+                throw ContextError.cycle(labels(from: frame, to: parent) + [provider.label])
             }
+            node = frame.parent
         }
-        return ResolutionFrame(provider: provider, label: label, lifetime: lifetime, parent: parent)
+        return ResolutionFrame(provider: provider, parent: parent)
+    }
+
+    /// The labels of the frames from `outer` down to `inner`, outermost first.
+    private static func labels(from outer: ResolutionFrame, to inner: ResolutionFrame) -> [String] {
+        var labels: [String] = []
+        var node: ResolutionFrame? = inner
+        while let frame = node {
+            labels.append(frame.label)
+            if frame === outer { break }
+            node = frame.parent
+        }
+        return labels.reversed()
     }
 
     /// The nearest singleton being built on the running task's path, if any.

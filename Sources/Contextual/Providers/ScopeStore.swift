@@ -15,10 +15,9 @@ final class ScopeStore: Sendable {
     private struct State {
         /// By provider identity: the provider (kept, so that its identity is not reused) and its cell.
         var cells: [ObjectIdentifier: (provider: AnyObject, cell: AnyObject)] = [:]
-        /// In order of creation.
-        var built: [(label: String, object: any ScopeShutdown)] = []
-        /// The labels of the objects built here, in order of creation, for diagnostics.
-        var builtLabels: [String] = []
+        /// The objects built here, in order of creation, with their providers (for their labels): the
+        /// object is kept only if it is to be shut down.
+        var built: [(provider: any AnyProviderBox, object: (any ScopeShutdown)?)] = []
     }
 
     init() {}
@@ -40,11 +39,9 @@ final class ScopeStore: Sendable {
 
     /// Records an object this scope built; `object` is shut down when the scope ends if it adopts
     /// ``ScopeShutdown``.
-    func recordBuilt(_ object: some Sendable, label: String) {
-        state.withLock { state in
-            state.builtLabels.append(label)
-            if let object = object as? any ScopeShutdown { state.built.append((label, object)) }
-        }
+    func recordBuilt(_ object: some Sendable, by provider: any AnyProviderBox) {
+        let object = object as? any ScopeShutdown
+        state.withLock { $0.built.append((provider, object)) }
     }
 
     /// Ends the scope: forgets its cells and returns the objects to shut down, in order of creation;
@@ -54,14 +51,15 @@ final class ScopeStore: Sendable {
             let wasEnded = ended.exchange(true, ordering: .acquiringAndReleasing)
             let built = state.built
             let cells = state.cells
-            state.built = []
+            state.built = state.built.map { ($0.provider, nil) }
             state.cells = [:]
             return (wasEnded, built, cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        return wasEnded ? nil : built
+        if wasEnded { return nil }
+        return built.compactMap { entry in entry.object.map { (entry.provider.label, $0) } }
     }
 
     /// The labels of the objects built here, in order of creation.
-    var builtLabels: [String] { state.withLock { $0.builtLabels } }
+    var builtLabels: [String] { state.withLock { $0.built.map(\.provider.label) } }
 }
