@@ -108,13 +108,19 @@ struct CycleTests {
 
     @Test("A cycle through key-path providers stops the process with the path instead of hanging")
     func keyPathCycleIsHard() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = Context(name: "app") {
                 $0.provide(\.httpClient, lifetime: .singleton) { ctx in HTTPClient(name: ctx[\.databaseURL]) }
                 $0.provide(\.databaseURL, lifetime: .singleton) { ctx in ctx[\.httpClient].name }
             }
             _ = app[\.httpClient]
         }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            stderr.contains(
+                "dependency cycle: HTTPClientKey (singleton) → DatabaseURLKey (singleton) → HTTPClientKey (singleton)"
+            )
+        )
     }
 
     @Test("require(keyPath) reports a cycle through key-path providers as an error")

@@ -310,21 +310,26 @@ struct ProviderTests {
 
     @Test("A key-path provider whose factory throws stops the process when read through the subscript")
     func keyPathProviderFailureIsHard() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = Context(name: "app") {
                 $0.provide(\.httpClient, lifetime: .singleton) { _ in throw TestFailure(reason: "no TLS") }
             }
             _ = app[\.httpClient]
         }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("the factory of 'HTTPClientKey (singleton)' threw: TestFailure(no TLS)"))
     }
 
     @Test("A hard resolve whose factory throws stops the process")
     func hardResolveOfFailingFactory() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = Context(name: "app") {
                 $0.provide(Connection.self, lifetime: .singleton) { _ in throw TestFailure(reason: "down") }
             }
             _ = app.resolve(Connection.self) as Connection
         }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("the factory of 'Connection (singleton)' threw: TestFailure(down)"))
+        #expect(stderr.contains("Nothing was cached"))
     }
 }
