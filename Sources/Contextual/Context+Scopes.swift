@@ -111,7 +111,7 @@ extension Context {
     /// ```
     @inlinable
     public var isEnded: Bool {
-        scopeStoreStorage.load()?.ended.load(ordering: .acquiring) ?? false
+        scopeStoreStorage.withInstance { $0.ended.load(ordering: .acquiring) } ?? false
     }
 
     // MARK: - Internals

@@ -59,7 +59,7 @@ public final class Context: Sendable {
 
     /// What this context owns as a scope; made on first use.
     @usableFromInline
-    let scopeStoreStorage = AtomicLazyReference<ScopeStore>()
+    let scopeStoreStorage = LazyReference<ScopeStore>()
 
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
@@ -67,13 +67,13 @@ public final class Context: Sendable {
     let stateBits = Atomic<UInt>(0)
 
     /// `initial` flattened into one table for children, merged on first use.
-    private let initialFlattened = AtomicLazyReference<TableBox>()
+    private let initialFlattened = LazyReference<TableBox>()
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
     /// ancestor changed); made on first use. Readers never take it. Locks are taken descendant first,
     /// then ancestor. It guards a count of the states published, which nothing reads: a zero-sized
     /// `Locked<Void>` made ThreadSanitizer report the lock's own accesses as races.
-    private let writeLockStorage = AtomicLazyReference<Locked<Int>>()
+    private let writeLockStorage = LazyReference<Locked<Int>>()
 
     // MARK: - Making contexts
 

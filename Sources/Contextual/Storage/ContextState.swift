@@ -11,7 +11,7 @@ final class ContextState: Sendable {
     /// The tree's generation this state was built against; a state is current while they are equal.
     @usableFromInline
     let generation: UInt64
-    private let flattenedCache = AtomicLazyReference<TableBox>()
+    private let flattenedCache = LazyReference<TableBox>()
 
     init(values: ContextValues, generation: UInt64) {
         self.values = values
@@ -45,10 +45,11 @@ final class ContextTree: Sendable {
 extension ContextValues {
     /// Everything these values hold in one table (own entries over inherited ones), for children to
     /// inherit; merged once and kept in `cache` when both parts have entries.
-    func flattened(cachedIn cache: borrowing AtomicLazyReference<TableBox>) -> FrozenTable {
+    @usableFromInline
+    func flattened(cachedIn cache: borrowing LazyReference<TableBox>) -> FrozenTable {
         if own.count == 0 { return inherited }
         if inherited.count == 0 { return own }
-        if let cached = cache.load() { return cached.table }
+        if let cached = cache.withInstance({ $0.table }) { return cached }
         return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own))).table
     }
 }
