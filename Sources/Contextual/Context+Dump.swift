@@ -43,7 +43,7 @@ extension Context: CustomDebugStringConvertible {
                 entries.append(line)
             }
             lines += entries.sorted()
-            if let store = context.scopeStoreStorage.load() {
+            if let store = context.scopeStoreStorage.load(as: ScopeStore.self) {
                 let built = store.builtLabels
                 if !built.isEmpty { lines.append("    built here: \(built.joined(separator: ", "))") }
             }

@@ -111,13 +111,13 @@ extension Context {
     /// ```
     @inlinable
     public var isEnded: Bool {
-        scopeStoreStorage.withInstance { $0.ended.load(ordering: .acquiring) } ?? false
+        scopeStoreStorage.withInstance(as: ScopeStore.self) { $0.ended.load(ordering: .acquiring) } ?? false
     }
 
     // MARK: - Internals
 
     var scopeStore: ScopeStore {
-        if let store = scopeStoreStorage.load() { return store }
+        if let store = scopeStoreStorage.load(as: ScopeStore.self) { return store }
         return scopeStoreStorage.storeIfNil(ScopeStore())
     }
 

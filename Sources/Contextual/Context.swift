@@ -59,7 +59,7 @@ public final class Context: Sendable {
 
     /// What this context owns as a scope; made on first use.
     @usableFromInline
-    let scopeStoreStorage = LazyReference<ScopeStore>()
+    let scopeStoreStorage = LazyReference()
 
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
@@ -67,13 +67,13 @@ public final class Context: Sendable {
     let stateBits = Atomic<UInt>(0)
 
     /// `initial` flattened into one table for children, merged on first use.
-    private let initialFlattened = LazyReference<TableBox>()
+    private let initialFlattened = LazyReference()
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
     /// ancestor changed); made on first use. Readers never take it. Locks are taken descendant first,
     /// then ancestor. It guards a count of the states published, which nothing reads: a zero-sized
     /// `Locked<Void>` made ThreadSanitizer report the lock's own accesses as races.
-    private let writeLockStorage = LazyReference<Locked<Int>>()
+    private let writeLockStorage = LazyReference()
 
     // MARK: - Making contexts
 
@@ -119,18 +119,20 @@ public final class Context: Sendable {
         name: String?,
         parent: Context?,
         tree: ContextTree,
-        values: ContextValues,
+        values: consuming ContextValues,
         generation: UInt64,
         isScope: Bool
     ) {
         self.name = name
         self.parent = parent
         self.tree = tree
-        self.initial = values.stored
         self.initialGeneration = generation
         self.isScope = isScope
         self.chainHasProviders = values.hasProviders
-        if values.own.hasProviders { bindProviders(in: values.own) }
+        // Moved in, not copied: a context never holds itself through `origin`.
+        values.origin = nil
+        self.initial = values
+        if initial.own.hasProviders { bindProviders(in: initial.own) }
     }
 
     deinit {
@@ -254,7 +256,7 @@ public final class Context: Sendable {
     // MARK: - State
 
     private var writeLock: Locked<Int> {
-        if let lock = writeLockStorage.load() { return lock }
+        if let lock = writeLockStorage.load(as: Locked<Int>.self) { return lock }
         return writeLockStorage.storeIfNil(Locked(0))
     }
 

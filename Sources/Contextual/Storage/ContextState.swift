@@ -11,7 +11,7 @@ final class ContextState: Sendable {
     /// The tree's generation this state was built against; a state is current while they are equal.
     @usableFromInline
     let generation: UInt64
-    private let flattenedCache = LazyReference<TableBox>()
+    private let flattenedCache = LazyReference()
 
     init(values: ContextValues, generation: UInt64) {
         self.values = values
@@ -46,10 +46,10 @@ extension ContextValues {
     /// Everything these values hold in one table (own entries over inherited ones), for children to
     /// inherit; merged once and kept in `cache` when both parts have entries.
     @usableFromInline
-    func flattened(cachedIn cache: borrowing LazyReference<TableBox>) -> FrozenTable {
+    func flattened(cachedIn cache: borrowing LazyReference) -> FrozenTable {
         if own.count == 0 { return inherited }
         if inherited.count == 0 { return own }
-        if let cached = cache.withInstance({ $0.table }) { return cached }
+        if let cached = cache.withInstance(as: TableBox.self, { $0.table }) { return cached }
         return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own))).table
     }
 }

@@ -4,10 +4,11 @@ import Synchronization
 
 /// A reference set at most once, read with one atomic load: like `AtomicLazyReference`, whose `load()`
 /// is not specialized across modules (a generic metadata lookup and a retain on every call), which the
-/// read path cannot afford.
+/// read path cannot afford. It is not generic either, so that destroying one (in every context's
+/// deinit) needs no metadata lookup; callers name the type they stored.
 @usableFromInline
-struct LazyReference<Instance: AnyObject>: ~Copyable, Sendable {
-    /// The bit pattern of an `Unmanaged<Instance>` this reference holds +1, or 0.
+struct LazyReference: ~Copyable, Sendable {
+    /// The bit pattern of an `Unmanaged` reference this holds +1, or 0.
     @usableFromInline
     let bits = Atomic<UInt>(0)
 
@@ -16,30 +17,33 @@ struct LazyReference<Instance: AnyObject>: ~Copyable, Sendable {
 
     deinit {
         let bits = bits.load(ordering: .acquiring)
-        if bits != 0 { Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        // Releasing needs no type: every stored instance is a native Swift class.
+        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
     }
 
-    /// Whether the reference was set.
-    @inlinable
-    var isSet: Bool { bits.load(ordering: .acquiring) != 0 }
-
     /// Runs `body` on the instance, if set, without retaining it: it lives as long as this reference.
+    ///
+    /// - Precondition: the instance stored is an `Instance`; each reference stores one type only.
     @inlinable
-    func withInstance<Result>(_ body: (Instance) -> Result) -> Result? {
+    func withInstance<Instance: AnyObject, Result>(
+        as type: Instance.Type,
+        _ body: (Instance) -> Result
+    ) -> Result? {
         let bits = bits.load(ordering: .acquiring)
         if bits == 0 { return nil }
+        // Safe: see the precondition.
         return Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
     }
 
     /// The instance, if set.
-    func load() -> Instance? {
+    func load<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
         let bits = bits.load(ordering: .acquiring)
         if bits == 0 { return nil }
         return Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     /// Sets the instance unless it was set, and returns the instance that is set.
-    func storeIfNil(_ instance: Instance) -> Instance {
+    func storeIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
         let new = Unmanaged.passRetained(instance)
         let (exchanged, current) = bits.compareExchange(
             expected: 0,
