@@ -50,6 +50,11 @@ public final class Context: Sendable {
 
     /// Whether this context was made as a scope (``scope(name:_:)``): scoped objects resolved below it
     /// belong to it.
+    ///
+    /// ```swift
+    /// app.scope(name: "request").isScope  // true
+    /// app.child { _ in }.isScope          // false
+    /// ```
     public let isScope: Bool
 
     /// Whether a provider is registered in this context's initial values or its ancestors': reads then
