@@ -47,10 +47,6 @@ public struct ContextValues: Sendable {
         ContextValues(own: own, inherited: inherited, origin: context)
     }
 
-    /// These values without the reading context, to be stored.
-    @usableFromInline
-    var stored: ContextValues { ContextValues(own: own, inherited: inherited) }
-
     // MARK: - Keys
 
     /// The value of `key`: the nearest setting in the chain, or the key's default value.

@@ -75,7 +75,13 @@ final class ResolutionFrame: Sendable {
 
     /// The nearest singleton being built on the running task's path, if any.
     static var enclosingSingleton: ResolutionFrame? {
-        current?.path.first { $0.lifetime == .singleton }
+        // A walk, not `path`: this runs on every resolve of a scoped object, warm ones included.
+        var node = current
+        while let frame = node {
+            if frame.lifetime == .singleton { return frame }
+            node = frame.parent
+        }
+        return nil
     }
 
     // MARK: - Waiting for another build
