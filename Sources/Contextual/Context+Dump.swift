@@ -3,8 +3,10 @@
 extension Context: CustomDebugStringConvertible {
     /// The chain from the root down to this context: each context's name, each key or type it sets or
     /// provides (with the lifetime of a provider, and whether a singleton was built), whether a context
-    /// below overrides it, and the objects each scope built. Values themselves are not printed (they may
-    /// be secrets): only their types. Entries are sorted by name, so the output is stable.
+    /// below overrides it, the container values and preferences it sets about itself (never inherited,
+    /// so never "overridden"), its members, and the objects each scope built. Values themselves are not
+    /// printed (they may be secrets): only their types. Entries are sorted by name, so the output is
+    /// stable.
     ///
     /// ```swift
     /// print(request.dump())
@@ -30,19 +32,25 @@ extension Context: CustomDebugStringConvertible {
             var traits = [context.parent.map { "child of '\($0.displayName)'" } ?? "root"]
             if context.isScope { traits.append("scope") }
             if context.isEnded { traits.append("ended") }
+            if context.isMember { traits.append("member") }
             lines.append("- '\(context.displayName)' (\(traits.joined(separator: ", ")))")
             var entries: [String] = []
             for entry in owns[index] {
-                let kind = entry.id.raw & 1 == 0 ? "key" : "object"
-                var line = "    \(kind) \(entry.box.entryType): \(entry.box.entryDescription)"
-                if let below = chain.indices.dropFirst(index + 1).first(where: {
-                    owns[$0].contains { $0.id == entry.id }
-                }) {
+                var line = "    \(entry.id.kind) \(entry.box.entryType): \(entry.box.entryDescription)"
+                if !entry.id.isLocal,
+                    let below = chain.indices.dropFirst(index + 1).first(where: {
+                        owns[$0].contains { $0.id == entry.id }
+                    })
+                {
                     line += ", overridden below in '\(chain[below].displayName)'"
                 }
                 entries.append(line)
             }
             lines += entries.sorted()
+            let members = context.members.map { member in
+                "'\(member.context.displayName)'" + (member.ownership == .owned ? " (owned)" : "")
+            }
+            if !members.isEmpty { lines.append("    members: \(members.joined(separator: ", "))") }
             if let store = context.scopeStoreStorage.load(as: ScopeStore.self) {
                 let built = store.builtLabels
                 if !built.isEmpty { lines.append("    built here: \(built.joined(separator: ", "))") }

@@ -86,12 +86,14 @@ extension Context {
     /// Every object is shut down even when one throws. After it, resolving an object from this context
     /// fails with ``ContextError/Code/scopeEnded``, and so does resolving, from anywhere, an object this
     /// context would build; values and objects given to it directly stay readable. End a scope's
-    /// children before the scope: singletons it registered stay readable to them, shut down.
+    /// children before the scope: singletons it registered stay readable to them, shut down. A member
+    /// leaves its host's ``members`` (and its preferences leave the host's reductions) as it ends.
     ///
     /// - Throws: ``ContextError/Code/shutdownFailed`` naming each object that threw, with what it threw
     ///   in ``ContextError/underlyingErrors``.
     public func shutdown() async throws(ContextError) {
         guard let objects = scopeStore.end() else { return }
+        leaveHost()
         var failures: [(label: String, error: any Error)] = []
         for (label, object) in objects.reversed() {
             do {

@@ -66,6 +66,9 @@ public final class Context: Sendable {
     @usableFromInline
     let scopeStoreStorage = LazyReference()
 
+    /// Its members and whether it is one (a ``Membership``); made on first use.
+    let membershipStorage = LazyReference()
+
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
     @usableFromInline
@@ -144,6 +147,8 @@ public final class Context: Sendable {
         // No reader can be inside: each holds a strong reference to this context.
         let bits = stateBits.load(ordering: .acquiring)
         if bits != 0 { Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
+        leaveHost()
     }
 
     /// Derives a child context whose values are this context's, overridden by `configure`.

@@ -130,7 +130,7 @@ extension ContextError {
         )
     }
 
-    private static func quotedChain(_ context: Context) -> String {
+    static func quotedChain(_ context: Context) -> String {
         context.chainNames.map { "'\($0)'" }.joined(separator: " → ")
     }
 }

@@ -28,6 +28,9 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case providerUnavailable
             case validationFailed
             case shutdownFailed
+            case notADirectChild
+            case alreadyAMember
+            case duplicateContribution
         }
 
         private let kind: Kind
@@ -111,6 +114,29 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch let error as ContextError where error.code == .shutdownFailed { print(error) }
         /// ```
         public static let shutdownFailed = Code(.shutdownFailed)
+
+        /// A context was registered as a member of a context that is not its parent: a host reads its
+        /// direct children only.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .notADirectChild { print(error) }
+        /// ```
+        public static let notADirectChild = Code(.notADirectChild)
+
+        /// A context was registered as a member of its parent twice.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .alreadyAMember { print(error) }
+        /// ```
+        public static let alreadyAMember = Code(.alreadyAMember)
+
+        /// Two contributions to a dictionary contribution key share a key; the error names both
+        /// contributors.
+        ///
+        /// ```swift
+        /// catch let error as ContextError where error.code == .duplicateContribution { print(error) }
+        /// ```
+        public static let duplicateContribution = Code(.duplicateContribution)
 
         /// The code's name.
         ///

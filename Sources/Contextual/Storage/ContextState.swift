@@ -36,6 +36,9 @@ final class ContextTree: Sendable {
     let readers = ReadDomain()
     /// The subscribers to context entries anywhere in the tree, by entry identity.
     let observers = ObservationRegistry()
+    /// Moves on every change of membership anywhere in the tree (a member added, removed or ended), for
+    /// the version of a preference read.
+    let membershipVersion = Atomic<UInt64>(0)
 
     init() {}
 }
@@ -44,12 +47,13 @@ final class ContextTree: Sendable {
 
 extension ContextValues {
     /// Everything these values hold in one table (own entries over inherited ones), for children to
-    /// inherit; merged once and kept in `cache` when both parts have entries.
+    /// inherit; merged once and kept in `cache` when both parts have entries. Container values and
+    /// preferences are left out: they are about this context only.
     @usableFromInline
     func flattened(cachedIn cache: borrowing LazyReference) -> FrozenTable {
         if own.count == 0 { return inherited }
-        if inherited.count == 0 { return own }
+        if inherited.count == 0 && !own.hasLocalEntries { return own }
         if let cached = cache.withInstance(as: TableBox.self, { $0.table }) { return cached }
-        return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own))).table
+        return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own.inheritable))).table
     }
 }

@@ -48,6 +48,21 @@ struct FrozenTable: Sendable {
     @usableFromInline
     var hasProviders: Bool { singleBox & 1 != 0 || storage?.hasProviders == true }
 
+    /// Whether the table holds entries that children do not inherit (container values, preferences).
+    var hasLocalEntries: Bool { singleID & 2 != 0 || storage?.hasLocalEntries == true }
+
+    /// The entries children inherit: this table without its container values and preferences.
+    var inheritable: FrozenTable {
+        hasLocalEntries ? FrozenTable(dictionary.filter { !StorageID(raw: $0.key).isLocal }) : self
+    }
+
+    /// The entries of the kind `isIncluded` selects, replaced by those of `replacement` that it selects.
+    func replacingEntries(where isIncluded: (StorageID) -> Bool, with replacement: FrozenTable) -> FrozenTable {
+        var all = dictionary.filter { !isIncluded(StorageID(raw: $0.key)) }
+        for entry in replacement.entries where isIncluded(entry.id) { all[entry.id.raw] = entry.box }
+        return FrozenTable(all)
+    }
+
     // MARK: - Reading
 
     /// The address of the box stored under `id`, or 0; valid while this table is.
@@ -142,6 +157,7 @@ final class TableStorage: Sendable {
     let count: Int
     /// Whether any box is a provider's.
     let hasProviders: Bool
+    let hasLocalEntries: Bool
     /// The owners of the boxes that `slots` points to.
     let boxes: [UInt: any ContextBox]
 
@@ -165,6 +181,7 @@ final class TableStorage: Sendable {
         self.shift = shift
         self.count = entries.count
         self.hasProviders = hasProviders
+        self.hasLocalEntries = entries.keys.contains { StorageID(raw: $0).isLocal }
         self.boxes = entries
     }
 

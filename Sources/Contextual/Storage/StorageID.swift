@@ -27,4 +27,28 @@ struct StorageID: Hashable, Sendable {
     init<Object>(object: Object.Type) {
         self.raw = UInt(bitPattern: ObjectIdentifier(object)) | 1
     }
+
+    /// The entry of a ``ContainerValueKey``: about the context that sets it, never inherited.
+    init<Key: ContainerValueKey>(container key: Key.Type) {
+        self.raw = UInt(bitPattern: ObjectIdentifier(key)) | 2
+    }
+
+    /// The entry of a ``PreferenceKey``: the context's own contribution, never inherited.
+    init<Key: PreferenceKey>(preference key: Key.Type) {
+        self.raw = UInt(bitPattern: ObjectIdentifier(key)) | 3
+    }
+
+    /// Whether the entry belongs to its context alone (a container value or a preference): children do
+    /// not inherit it.
+    var isLocal: Bool { raw & 2 != 0 }
+
+    /// What the entry is, for diagnostics.
+    var kind: String {
+        switch raw & 3 {
+        case 0: "key"
+        case 1: "object"
+        case 2: "container value"
+        default: "preference"
+        }
+    }
 }

@@ -1,0 +1,75 @@
+import Synchronization
+
+// MARK: - Membership
+
+/// One context's side of membership: the members registered with it, in registration order, and
+/// whether it is itself a member of its parent. Made on first use, so that contexts that take no part in
+/// membership (request contexts, typically) pay one empty word.
+final class Membership: Sendable {
+    /// The source under which membership changes are announced in a tree's observation registry: one
+    /// per tree, as any change may move a preference read anywhere above it.
+    static let source = UInt(bitPattern: ObjectIdentifier(Membership.self))
+
+    private let state = Locked(State())
+    /// Set once this context is registered with its parent; read by its deinit and its shutdown.
+    let isMember = Atomic<Bool>(false)
+
+    struct State {
+        var entries: [Entry] = []
+        /// Moves on every addition and removal, so that a read of this list can tell it changed.
+        var version: UInt64 = 0
+    }
+
+    struct Entry {
+        let id: ObjectIdentifier
+        let ownership: MemberOwnership
+        var weak: WeakContext
+        /// The member itself when it is owned; nil when the host holds it weakly.
+        let owned: Context?
+    }
+
+    // MARK: - Changing
+
+    /// Registers `member`; false when it is already registered.
+    func add(_ member: Context, ownership: MemberOwnership) -> Bool {
+        state.withLock { state in
+            let id = ObjectIdentifier(member)
+            if state.entries.contains(where: { $0.id == id }) { return false }
+            state.entries.append(
+                Entry(
+                    id: id,
+                    ownership: ownership,
+                    weak: WeakContext(context: member),
+                    owned: ownership == .owned ? member : nil
+                )
+            )
+            state.version += 1
+            return true
+        }
+    }
+
+    /// Unregisters the member with identity `id`; false when it was not registered. Returns the owned
+    /// reference, if any, for the caller to release outside the lock.
+    func remove(_ id: ObjectIdentifier) -> (removed: Bool, owned: Context?) {
+        state.withLock { state in
+            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return (false, nil) }
+            let entry = state.entries.remove(at: index)
+            state.version += 1
+            return (true, entry.owned)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The members alive and not ended, in registration order, held strongly for the caller.
+    var live: [(context: Context, ownership: MemberOwnership)] {
+        state.withLock { state in
+            state.entries.compactMap { entry in
+                guard let context = entry.owned ?? entry.weak.context, !context.isEnded else { return nil }
+                return (context, entry.ownership)
+            }
+        }
+    }
+
+    var version: UInt64 { state.withLock { $0.version } }
+}
