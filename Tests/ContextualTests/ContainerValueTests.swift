@@ -90,3 +90,30 @@ extension Context {
         parent!.members.first { $0.context === self }!.containerValues
     }
 }
+
+@Suite("Diagnostics of members")
+struct MemberDumpTests {
+    @Test("dump() shows container values, preferences and members, per context, as types")
+    func dump() {
+        let host = Context(name: "host") { $0.preferences.routes = ["/"] }
+        let billing = host.member(name: "billing", ownership: .owned) {
+            $0.containerValues.displayName = "Billing"
+            $0.preferences.poolSize = 4
+            $0.requestID = "r"
+        }
+        let auth = host.member(name: "auth")
+        #expect(
+            billing.dump() == """
+                Context chain of 'billing', root first:
+                - 'host' (root)
+                    preference RoutesKey: value of type Array<String>
+                    members: 'billing' (owned), 'auth'
+                - 'billing' (child of 'host', member)
+                    container value DisplayNameKey: value of type String
+                    key RequestIDKey: value of type String
+                    preference PoolSizeKey: value of type Int
+                """
+        )
+        withExtendedLifetime(auth) {}
+    }
+}
