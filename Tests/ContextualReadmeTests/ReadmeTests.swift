@@ -1,4 +1,5 @@
 import Contextual
+import Synchronization
 import Testing
 
 // Every ```swift block of README.md appears verbatim in this file (checked by .ci/check-readme.py);
@@ -311,5 +312,117 @@ struct ReadmeServerTests {
                     built here: Transaction (scoped)
                 """
         )
+    }
+}
+
+// MARK: - README: members, container values, preferences and contributions
+
+enum MyCustomValueKey: ContainerValueKey {
+    static var defaultValue: String { "Default value" }
+}
+
+extension ContainerValues {
+    var myCustomValue: String {
+        get { self[MyCustomValueKey.self] }
+        set { self[MyCustomValueKey.self] = newValue }
+    }
+}
+
+extension Context {
+    @discardableResult
+    func myCustomValue(_ value: String) -> Context {
+        containerValue(\.myCustomValue, value)
+    }
+}
+
+struct MyContainer {
+    let context = Context(name: "host")
+
+    func lines() -> [String] {
+        context.members.map { member in "\(member.name ?? "?"): \(member.containerValues.myCustomValue)" }
+    }
+}
+
+enum RoutesKey: ArrayContributionKey {
+    typealias Element = String
+}
+
+enum HealthChecksKey: DictionaryContributionKey {
+    typealias EntryKey = String
+    typealias EntryValue = HealthCheck
+}
+
+struct HealthCheck: Sendable {
+    let check: @Sendable () -> Bool
+}
+
+/// Where the server installs its routes: a stand-in for a real router.
+final class RouteTable: Sendable {
+    private let current = Mutex<[String]>([])
+    func install(_ routes: [String]) { current.withLock { $0 = routes } }
+    var routes: [String] { current.withLock { $0 } }
+}
+
+extension PreferenceValues {
+    var routes: [String] {
+        get { self[RoutesKey.self] }
+        set { self[RoutesKey.self] = newValue }
+    }
+
+    var healthChecks: Contributions<String, HealthCheck> {
+        get { self[HealthChecksKey.self] }
+        set { self[HealthChecksKey.self] = newValue }
+    }
+}
+
+@Suite("The README's members, preferences and contributions")
+struct ReadmeMembersTests {
+    @Test("MyContainer lists its modules with each one's custom value")
+    func myContainer() {
+        let container = MyContainer()
+        let billing = container.context.member(name: "billing").myCustomValue("Invoices and refunds")
+        let auth = container.context.member(name: "auth") { $0.containerValues.myCustomValue = "Sign-in" }
+        let metrics = container.context.member(name: "metrics")  // sets nothing: reads the default
+        let refunds = billing.member(name: "refunds").myCustomValue("Refunds")  // billing's member, not the host's
+
+        let listing = container.lines()  // ["billing: Invoices and refunds", "auth: Sign-in", "metrics: Default value"]
+
+        #expect(listing == ["billing: Invoices and refunds", "auth: Sign-in", "metrics: Default value"])
+        #expect(billing.members.map(\.containerValues.myCustomValue) == ["Refunds"])
+        withExtendedLifetime((auth, metrics, refunds)) {}
+    }
+
+    @Test("Modules contribute routes and health checks; a duplicate key is reported")
+    func contributions() throws {
+        let server = Context(name: "server")
+        let installed = RouteTable()
+        let token = server.observePreference(\.routes) { routes in installed.install(routes) }
+
+        let invoices = server.member(name: "invoices") { $0.preferences.routes = ["/invoices"] }
+            .contribute(\.healthChecks, key: "ledger", HealthCheck { true })
+        let accounts = server.member(name: "accounts", ownership: .owned)
+            .contribute(\.routes, "/login", "/logout")
+            .contribute(\.healthChecks, key: "sessions", HealthCheck { true })
+
+        let routes = server.preference(\.routes)  // ["/invoices", "/login", "/logout"]
+        let checks = try server.contributions(\.healthChecks)  // ["ledger": …, "sessions": …]
+        let seen = installed.routes  // the same: the observer saw each module arrive
+
+        accounts.contribute(\.healthChecks, key: "ledger", HealthCheck { false })
+        do {
+            _ = try server.contributions(\.healthChecks)
+        } catch {
+            print(error)  // .duplicateContribution: the key "ledger", from 'server → invoices' and 'server → accounts'
+        }
+
+        #expect(routes == ["/invoices", "/login", "/logout"])
+        #expect(checks.keys.sorted() == ["ledger", "sessions"])
+        #expect(checks.values.allSatisfy { $0.check() })
+        #expect(seen == routes)
+        let error = #expect(throws: ContextError.self) { try server.contributions(\.healthChecks) }
+        #expect(error?.code == .duplicateContribution)
+        #expect(error?.message.contains("from 'server → invoices' and from 'server → accounts'") == true)
+        withExtendedLifetime(invoices) {}
+        token.cancel()
     }
 }
