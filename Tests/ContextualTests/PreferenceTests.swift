@@ -189,6 +189,35 @@ struct PreferenceTests {
     }
 }
 
+extension PreferenceTests {
+    @Test("Members coming and going on many tasks: reads see this task's member, and the last delivery is final")
+    func concurrentChanges() async {
+        let host = Context(name: "host")
+        let delivered = Collector<Int>()
+        let token = host.observePreference(\.poolSize) { delivered.append($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<25 {
+                        let member = host.member(name: "m\(task)-\(round)", ownership: .owned) {
+                            $0.preferences.poolSize = 1
+                        }
+                        // At least this task's member; at most every kept member plus one per task.
+                        let size = host.preference(\.poolSize)
+                        #expect(size >= 1 && size <= 40 + 8)
+                        if round.isMultiple(of: 5) { continue }  // keep every fifth member
+                        host.removeMember(member)
+                    }
+                }
+            }
+        }
+        #expect(host.members.count == 8 * 5)
+        #expect(host.preference(\.poolSize) == 40)
+        #expect(delivered.all.last == 40)
+        token.cancel()
+    }
+}
+
 /// Checks the preference rule on samples: `reduce(default, x) == x` and `reduce(x, default) == x`.
 func expectDefaultIsIdentity<Key: PreferenceKey>(
     _ key: Key.Type,
