@@ -63,12 +63,12 @@ final class Membership: Sendable {
 
     /// The members alive and not ended, in registration order, held strongly for the caller.
     var live: [(context: Context, ownership: MemberOwnership)] {
-        state.withLock { state in
-            state.entries.compactMap { entry in
-                guard let context = entry.owned ?? entry.weak.context, !context.isEnded else { return nil }
-                return (context, entry.ownership)
-            }
+        let alive = state.withLock { state in
+            state.entries.compactMap { entry in (entry.owned ?? entry.weak.context).map { ($0, entry.ownership) } }
         }
+        // Filtered outside the lock: a reference dropped here may be a member's last, and its deinit
+        // takes this lock to leave.
+        return alive.filter { !$0.0.isEnded }
     }
 
     var version: UInt64 { state.withLock { $0.version } }
