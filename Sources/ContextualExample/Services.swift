@@ -97,6 +97,7 @@ final class ConnectionPool: ScopeShutdown {
     var queryCount: Int { queries.load(ordering: .relaxed) }
     var transactionCount: Int { transactions.load(ordering: .relaxed) }
     var isDrained: Bool { drained.load(ordering: .relaxed) }
+    var isOpen: Bool { !isDrained }
 }
 
 /// One transaction per request: a scoped object, committed when the request's scope ends.

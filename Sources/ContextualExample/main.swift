@@ -2,7 +2,8 @@ import Contextual
 
 // A server's wiring: an app context built at boot (configuration, logger, a connection pool built by an
 // async factory, one transaction per request), validated before serving; many concurrent requests, each
-// in its own scope; a configuration reload while they run; and a clean shutdown.
+// in its own scope; a configuration reload while they run; and a clean shutdown. Modules, members of
+// the app, say what they are and contribute routes and health checks.
 
 let sink = LogSink()
 let ledger = Ledger()
@@ -17,9 +18,28 @@ let app = Context(name: "app") {
     }
 }
 
-// Boot: build and check every provider now, so that a wiring mistake stops the server here.
+// Modules: members the app owns, each with a summary (a container value), routes and a health check.
+_ = app.member(name: "accounts", ownership: .owned) {
+    $0.containerValues.summary = "sign-in and sessions"
+    $0.preferences.routes = ["/login", "/logout"]
+    $0.preferences.healthChecks = ["sessions": HealthCheck { pool in pool.isOpen }]
+}
+_ = app.member(name: "billing", ownership: .owned) {
+    $0.containerValues.summary = "invoices and refunds"
+    $0.preferences.routes = ["/invoices", "/refunds"]
+    $0.preferences.healthChecks = ["ledger": HealthCheck { pool in pool.isOpen }]
+}
+
+// Boot: build and check every provider now, so that a wiring mistake stops the server here; collect
+// the modules' routes and health checks (a health check named twice would stop it here too).
 try await app.validateAsync()
 let pool = try await app.resolveAsync(ConnectionPool.self)
+let routes = app.preference(\.routes)
+let healthChecks = try app.contributions(\.healthChecks)
+var healthy: [String] = []
+for (name, check) in healthChecks.sorted(by: { $0.key < $1.key }) where await check.check(pool) {
+    healthy.append(name)
+}
 
 // Observe configuration reloads while requests run.
 let reloads = app.observe(\.config) { config in
@@ -63,6 +83,12 @@ try await app.shutdown()
 let committed = ledger.committed
 let greetings = Dictionary(grouping: responses, by: { $0.text.split(separator: ",")[0] }).mapValues(\.count)
 print("Contextual example: a server-style wiring")
+print(
+    "  modules:                    "
+        + app.members.map { "\($0.name ?? "?") (\($0.containerValues.summary))" }.joined(separator: ", ")
+)
+print("  routes installed:           \(routes.joined(separator: " "))")
+print("  health checks passing:      \(healthy.joined(separator: ", ")) (\(healthy.count) of \(healthChecks.count))")
 print("  requests served:            \(responses.count), concurrently, each in its own scope")
 print("  each saw only its own ID:   \(responses.allSatisfy(\.isolated) ? "yes" : "NO")")
 let committedByRequests = responses.filter { committed[$0.transaction] == $0.requestID }.count
