@@ -130,11 +130,12 @@ extension Context {
     /// `key` reduced over this context's subtree; recorded for tracking when a recorder is active.
     func reducePreference<Key: PreferenceKey>(_ key: Key.Type) -> Key.Value {
         let id = StorageID(preference: key)
-        let keyName = String(reflecting: key)
+        // Decided once per read: only dictionary contributions record their contributor.
+        let keyName = Key.Value.self is any AttributedContribution.Type ? String(reflecting: key) : nil
         var value = Key.defaultValue
         forEachInSubtree { context, own in
             guard var next = own.value(id, as: Key.Value.self) else { return }
-            if let attributed = next as? any AttributedContribution {
+            if let keyName, let attributed = next as? any AttributedContribution {
                 // Safe: `attributed(to:preference:)` returns its own type, which is `Key.Value`.
                 next =
                     attributed.attributed(
