@@ -39,15 +39,19 @@ extension ContextError {
     static func duplicateContribution(
         key: String,
         preference: String,
-        first: String,
-        second: String
+        first: String?,
+        second: String?
     ) -> ContextError {
+        func describe(_ contributor: String?) -> String {
+            contributor.map { "'\($0)'" } ?? "this context's own values"
+        }
         let contributors =
-            first == second ? "both from \(first)" : "from \(first) and from \(second)"
+            first == second
+            ? "both from \(describe(first))" : "from \(describe(first)) and from \(describe(second))"
         return ContextError(
             code: .duplicateContribution,
             requestedType: preference,
-            searchedContexts: [first, second],
+            searchedContexts: (first == second ? [first] : [first, second]).compactMap { $0 },
             message: "two contributions to '\(preference)' use the key \(key), \(contributors). A "
                 + "dictionary contribution keeps one value per key, so neither may win silently. Fix: "
                 + "give each contribution its own key, or declare the key as an `ArrayContributionKey` to "

@@ -9,7 +9,7 @@ extension ContextValues {
     /// ```
     public var containerValues: ContainerValues {
         get { ContainerValues(table: own) }
-        set { own = own.replacingEntries(where: ContainerValues.isContainerValue, with: newValue.table) }
+        set { own = own.replacingEntries(where: \.isContainerValue, with: newValue.table) }
         _modify {
             var values = ContainerValues(table: own)
             own = .empty

@@ -10,7 +10,7 @@ extension ContextValues {
     /// ```
     public var preferences: PreferenceValues {
         get { PreferenceValues(table: own) }
-        set { own = own.replacingEntries(where: PreferenceValues.isPreference, with: newValue.table) }
+        set { own = own.replacingEntries(where: \.isPreference, with: newValue.table) }
         _modify {
             var values = PreferenceValues(table: own)
             own = .empty

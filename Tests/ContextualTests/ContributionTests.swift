@@ -46,6 +46,7 @@ struct ContributionTests {
         #expect(error?.message.contains(#"the key "database""#) == true)
         #expect(error?.message.contains("from 'host → billing' and from 'host → auth'") == true)
         #expect(error?.message.contains("Fix:") == true)
+        #expect(error?.searchedContexts == ["host → billing", "host → auth"])
         // Nothing is lost: both contributions are still there to inspect.
         #expect(host.preference(\.healthChecks).entries.map(\.value) == ["billing's", "auth's"])
         withExtendedLifetime((billing, auth)) {}

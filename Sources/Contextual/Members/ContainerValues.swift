@@ -42,7 +42,4 @@ public struct ContainerValues: Sendable {
     public mutating func removeValue<Key: ContainerValueKey>(for key: Key.Type) {
         table = table.removing(StorageID(container: key))
     }
-
-    /// Whether the entry is a container value.
-    static func isContainerValue(_ id: StorageID) -> Bool { id.raw & 3 == 2 }
 }

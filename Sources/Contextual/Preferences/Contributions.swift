@@ -107,18 +107,14 @@ public struct Contributions<Key: Hashable & Sendable, Value: Sendable>: Sendable
                 throw ContextError.duplicateContribution(
                     key: String(reflecting: entry.key),
                     preference: preferenceName ?? String(reflecting: Self.self),
-                    first: Self.describe(first),
-                    second: Self.describe(entry.contributor)
+                    first: first,
+                    second: entry.contributor
                 )
             }
             contributors[entry.key] = entry.contributor
             result[entry.key] = entry.value
         }
         return result
-    }
-
-    private static func describe(_ contributor: String?) -> String {
-        contributor.map { "'\($0)'" } ?? "this context's own values"
     }
 }
 

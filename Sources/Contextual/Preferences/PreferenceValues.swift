@@ -57,7 +57,4 @@ public struct PreferenceValues: Sendable {
     public mutating func removeValue<Key: PreferenceKey>(for key: Key.Type) {
         table = table.removing(StorageID(preference: key))
     }
-
-    /// Whether the entry is a preference.
-    static func isPreference(_ id: StorageID) -> Bool { id.raw & 3 == 3 }
 }

@@ -42,6 +42,12 @@ struct StorageID: Hashable, Sendable {
     /// not inherit it.
     var isLocal: Bool { raw & 2 != 0 }
 
+    /// Whether the entry is a container value.
+    var isContainerValue: Bool { raw & 3 == 2 }
+
+    /// Whether the entry is a preference.
+    var isPreference: Bool { raw & 3 == 3 }
+
     /// What the entry is, for diagnostics.
     var kind: String {
         switch raw & 3 {
