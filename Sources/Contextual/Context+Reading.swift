@@ -6,8 +6,13 @@ extension Context {
     /// ```swift
     /// let logger = request[\.logger]
     /// ```
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
+        // Inlined into the caller, where the key path is a literal: the compiler then calls the property's
+        // getter directly, on `initial` in place. Through a closure it would copy `initial` first.
+        if ObservationRecorder.active == nil && readsInitial && !chainHasProviders {
+            return initial[keyPath: keyPath]
+        }
         if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[keyPath: keyPath] } }
         return withValues { $0[keyPath: keyPath] }
     }

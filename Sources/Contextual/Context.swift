@@ -137,10 +137,11 @@ public final class Context: Sendable {
         self.initialGeneration = generation
         self.isScope = isScope
         self.chainHasProviders = values.hasProviders
+        let ownHasProviders = values.own.hasProviders
         // Moved in, not copied: a context never holds itself through `origin`.
         values.origin = nil
-        self.initial = values
-        if initial.own.hasProviders { bindProviders(in: initial.own) }
+        self.initial = consume values
+        if ownHasProviders { bindProviders(in: initial.own) }
     }
 
     deinit {
@@ -161,7 +162,6 @@ public final class Context: Sendable {
     ///   - name: A name for diagnostics.
     ///   - configure: Sets the child's overrides; reads inside it see this context's values.
     /// - Returns: The new child. It holds its parent strongly; the parent does not hold it.
-    @inlinable
     public func child(
         name: String? = nil,
         _ configure: (inout ContextValues) throws -> Void
@@ -169,17 +169,26 @@ public final class Context: Sendable {
         try makeChild(name: name, isScope: false, configure)
     }
 
-    @inlinable
     func makeChild(
         name: String?,
         isScope: Bool,
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-        let inherited = readsInitial ? initialFlattenedTable : snapshot().flattened
-        var values = ContextValues(own: .empty, inherited: inherited, origin: self)
+        var values = ContextValues(
+            own: .empty,
+            inherited: readsInitial ? initialFlattenedTable : snapshot().flattened,
+            origin: self
+        )
         try configure(&values)
-        return Context(name: name, parent: self, tree: tree, values: values, generation: generation, isScope: isScope)
+        return Context(
+            name: name,
+            parent: self,
+            tree: tree,
+            values: consume values,
+            generation: generation,
+            isScope: isScope
+        )
     }
 
     /// Derives a child context that overrides one value, like SwiftUI's `environment(_:_:)`.

@@ -23,19 +23,15 @@ public struct ContextValues: Sendable {
     var own: FrozenTable
     /// Everything the context's ancestors hold, flattened into one table.
     @usableFromInline
-    let inherited: FrozenTable
+    var inherited: FrozenTable
     /// The context that reads these values, which a provider found here builds for (e.g. the scope of a
     /// scoped object); set only on copies handed to a read or a configuring closure, never on stored
     /// values (so that a context never holds itself).
     @usableFromInline
     var origin: Context?
 
-    @usableFromInline
-    init(own: FrozenTable, inherited: FrozenTable, origin: Context? = nil) {
-        self.own = own
-        self.inherited = inherited
-        self.origin = origin
-    }
+    // The memberwise initializer is the implicit one: an explicit one left a copy of the whole value,
+    // with a retain and a release of each reference, in every context made.
 
     /// Whether a provider is registered in these values, own or inherited.
     @usableFromInline
@@ -44,7 +40,9 @@ public struct ContextValues: Sendable {
     /// These values as `context` reads them: providers found in them build for `context`.
     @inlinable
     func read(by context: Context) -> ContextValues {
-        ContextValues(own: own, inherited: inherited, origin: context)
+        var values = self
+        values.origin = context
+        return values
     }
 
     // MARK: - Keys
@@ -72,7 +70,10 @@ public struct ContextValues: Sendable {
         }
         @inlinable
         set {
-            own = own.setting(StorageID(key: key), to: ValueBox(newValue, entry: key))
+            let id = StorageID(key: key)
+            let box = ValueBox(newValue, entry: key)
+            // The first value set (a request's override, usually) makes a one-entry table in place.
+            own = own.count == 0 ? FrozenTable(id, value: box) : own.setting(id, to: box)
         }
     }
 

@@ -20,36 +20,71 @@ struct FrozenTable: Sendable {
     /// The slots of a table of two entries or more.
     @usableFromInline
     let storage: TableStorage?
-
-    /// A table with no entries.
+    /// The number of entries (above bit 2), whether one is local (bit 1) and whether one is a provider's
+    /// (bit 0): kept as a plain word so that asking needs no access to the references above.
     @usableFromInline
-    static let empty = FrozenTable(single: nil, singleID: 0, storage: nil)
+    let summary: UInt
 
-    private init(single: (any ContextBox)?, singleID: UInt, storage: TableStorage?) {
+    /// A table with no entries: made in place, so that it costs no global access and no reference count.
+    @inlinable
+    static var empty: FrozenTable { FrozenTable() }
+
+    @inlinable
+    init() {
+        self.single = nil
+        self.singleID = 0
+        self.singleBox = 0
+        self.storage = nil
+        self.summary = 0
+    }
+
+    /// A table holding only `box`, a value's, under `id`; for the setters, which make one per override.
+    @inlinable
+    init<Value>(_ id: StorageID, value box: ValueBox<Value>) {
+        self.single = box
+        self.singleID = id.raw
+        self.singleBox = UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque())
+        self.storage = nil
+        self.summary = 1 << 2 | (id.raw & 2)
+    }
+
+    private init(single: any ContextBox, singleID: UInt) {
         self.single = single
         self.singleID = singleID
-        self.singleBox = single.map(address(of:)) ?? 0
+        self.singleBox = address(of: single)
+        self.storage = nil
+        self.summary = 1 << 2 | (singleID & 2) | (singleBox & 1)
+    }
+
+    private init(storage: TableStorage) {
+        self.single = nil
+        self.singleID = 0
+        self.singleBox = 0
         self.storage = storage
+        self.summary =
+            UInt(storage.count) << 2 | (storage.hasLocalEntries ? 2 : 0) | (storage.hasProviders ? 1 : 0)
     }
 
     /// A table holding `entries`.
     init(_ entries: [UInt: any ContextBox]) {
         switch entries.count {
         case 0: self = .empty
-        case 1: self.init(single: entries.first!.value, singleID: entries.first!.key, storage: nil)
-        default: self.init(single: nil, singleID: 0, storage: TableStorage(entries))
+        case 1: self.init(single: entries.first!.value, singleID: entries.first!.key)
+        default: self.init(storage: TableStorage(entries))
         }
     }
 
     /// The number of entries.
-    var count: Int { storage?.count ?? (single == nil ? 0 : 1) }
+    @inlinable
+    var count: Int { Int(bitPattern: summary >> 2) }
 
     /// Whether any entry is a provider (whose box address carries the tag bit).
-    @usableFromInline
-    var hasProviders: Bool { singleBox & 1 != 0 || storage?.hasProviders == true }
+    @inlinable
+    var hasProviders: Bool { summary & 1 != 0 }
 
     /// Whether the table holds entries that children do not inherit (container values, preferences).
-    var hasLocalEntries: Bool { singleID & 2 != 0 || storage?.hasLocalEntries == true }
+    @inlinable
+    var hasLocalEntries: Bool { summary & 2 != 0 }
 
     /// The entries children inherit: this table without its container values and preferences.
     var inheritable: FrozenTable {
@@ -109,7 +144,7 @@ struct FrozenTable: Sendable {
     /// A new table with `box` stored under `id`, replacing any entry already there.
     @usableFromInline
     func setting(_ id: StorageID, to box: any ContextBox) -> FrozenTable {
-        if count == 0 { return FrozenTable(single: box, singleID: id.raw, storage: nil) }
+        if count == 0 { return FrozenTable(single: box, singleID: id.raw) }
         var all = dictionary
         all[id.raw] = box
         return FrozenTable(all)
