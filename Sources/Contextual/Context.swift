@@ -35,10 +35,24 @@ public final class Context: Sendable {
     /// ```swift
     /// app.child { _ in }.parent === app  // true
     /// ```
-    public let parent: Context?
+    public var parent: Context? {
+        guard let pointer = UnsafeRawPointer(bitPattern: parentBits) else { return nil }
+        // Safe: this context holds a reference to its parent for as long as it lives.
+        return Unmanaged<Context>.fromOpaque(pointer).takeUnretainedValue()
+    }
 
+    /// The parent's address, retained (+1) by this context and released by its deinit, or 0 for a root.
+    /// A word rather than a reference, so that the deinit releases a long chain one link at a time
+    /// without recursing, and without the retain, release and uniqueness check per context that the
+    /// compiler's own teardown of a `Context?` link costs (see `releaseParent(_:)`).
+    private let parentBits: UInt
+
+    /// The tree this context belongs to. Held without a reference count: the root holds it (in
+    /// `treeOwner`), and every context holds its parent, so the root outlives its descendants.
     @usableFromInline
-    let tree: ContextTree
+    unowned(unsafe) let tree: ContextTree
+    /// The tree, held strongly by the root only.
+    private let treeOwner: ContextTree?
 
     /// The values this context was made with. They stay valid for the context's whole life, so a read
     /// of them needs no read section: while nothing in the tree has changed since (`initialGeneration`
@@ -132,8 +146,9 @@ public final class Context: Sendable {
         isScope: Bool
     ) {
         self.name = name
-        self.parent = parent
+        self.parentBits = parent.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
         self.tree = tree
+        self.treeOwner = parent == nil ? tree : nil
         self.initialGeneration = generation
         self.isScope = isScope
         self.chainHasProviders = values.hasProviders
@@ -150,6 +165,20 @@ public final class Context: Sendable {
         if bits != 0 { Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
+        Context.releaseParent(parentBits)
+    }
+
+    /// Releases the +1 reference `bits` holds on a parent. When it is the parent's last, the parent's own
+    /// parent is retained first, so that the parent's deinit only drops a shared reference: a chain of
+    /// any depth is released in this loop, one context at a time, instead of one deinit inside another.
+    private static func releaseParent(_ bits: UInt) {
+        var link = bits
+        while let pointer = UnsafeRawPointer(bitPattern: link) {
+            var parent = Unmanaged<Context>.fromOpaque(pointer).takeRetainedValue()
+            guard isKnownUniquelyReferenced(&parent) else { return }
+            link = parent.parentBits
+            if let next = UnsafeRawPointer(bitPattern: link) { _ = Unmanaged<Context>.fromOpaque(next).retain() }
+        }
     }
 
     /// Derives a child context whose values are this context's, overridden by `configure`.
@@ -178,7 +207,9 @@ public final class Context: Sendable {
         var values = ContextValues(
             own: .empty,
             inherited: readsInitial ? initialFlattenedTable : snapshot().flattened,
-            origin: self
+            // Reads in `configure` build a provider's object for this context, when there is a provider
+            // to build (one registered in `configure` itself is not bound yet, and says so when read).
+            origin: chainHasProviders ? self : nil
         )
         try configure(&values)
         return Context(

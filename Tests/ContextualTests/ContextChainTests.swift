@@ -102,4 +102,41 @@ struct ContextChainTests {
         #expect(weakChild == nil)
         #expect(weakApp == nil)
     }
+
+    @Test("A child keeps its parent alive while it lives, and releasing it leaves a shared parent alone")
+    func childHoldsParent() {
+        weak var weakApp: Context?
+        var child: Context?
+        var sibling: Context?
+        do {
+            let app = Context(name: "app") { $0.verbosity = 1 }
+            weakApp = app
+            child = app.child { $0.verbosity = 2 }
+            sibling = app.child { _ in }
+        }
+        #expect(weakApp != nil)
+        child = nil
+        #expect(weakApp != nil)
+        #expect(sibling?.parent === weakApp)
+        #expect(sibling?[\.verbosity] == 1)
+        sibling = nil
+        #expect(weakApp == nil)
+    }
+
+    @Test("Releasing a chain 500,000 contexts deep releases every link, one at a time, without recursing")
+    func deepChainReleases() async {
+        await #expect(processExitsWith: .success) {
+            weak var weakRoot: Context?
+            var leaf: Context?
+            do {
+                let root = Context(name: "root")
+                weakRoot = root
+                leaf = root
+                for _ in 0..<500_000 { leaf = leaf?.child { _ in } }
+            }
+            // Released one deinit inside another, this chain would overflow the stack.
+            leaf = nil
+            if weakRoot != nil { fatalError("the root outlived its last descendant") }
+        }
+    }
 }

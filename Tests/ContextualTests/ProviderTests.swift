@@ -320,6 +320,49 @@ struct ProviderTests {
         #expect(stderr.contains("the factory of 'HTTPClientKey (singleton)' threw: TestFailure(no TLS)"))
     }
 
+    @Test("A configuring closure reads its parent's providers, which build for the parent")
+    func configureReadsParentProviders() throws {
+        let app = Context(name: "app") {
+            $0.databaseURL = "postgres://app"
+            $0.provide(Connection.self, lifetime: .singleton) { ctx in Connection(url: ctx[\.databaseURL]) }
+        }
+        var seenInConfigure: Connection?
+        let request = app.child(name: "request") {
+            $0.databaseURL = "postgres://request"
+            seenInConfigure = $0.object(Connection.self)
+        }
+        #expect(seenInConfigure?.url == "postgres://app")
+        #expect(seenInConfigure === (try request.require(Connection.self)))
+    }
+
+    @Test("A provider read inside the closure that registers it stops the process and says why, in a root")
+    func providerReadWhileRegisteringInRoot() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = Context(name: "app") {
+                $0.provide(Connection.self, lifetime: .singleton) { _ in Connection(url: "postgres://app") }
+                _ = $0.object(Connection.self)
+            }
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("'Connection (singleton)' was read inside the configuring closure that registers"))
+        #expect(stderr.contains("Fix: read it once the context is made"))
+    }
+
+    @Test("A provider read inside the closure that registers it stops the process, below another provider too")
+    func providerReadWhileRegisteringBelowProviders() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(Connection.self, lifetime: .singleton) { _ in Connection(url: "postgres://app") }
+            }
+            _ = app.child(name: "request") {
+                $0.provide(Connection.self, lifetime: .transient) { _ in Connection(url: "postgres://request") }
+                _ = $0.object(Connection.self)
+            }
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("'Connection (transient)' was read inside the configuring closure that registers"))
+    }
+
     @Test("A hard resolve whose factory throws stops the process")
     func hardResolveOfFailingFactory() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

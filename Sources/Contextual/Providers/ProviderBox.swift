@@ -102,11 +102,12 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Where the object lives and which context its factory resolves from: the registrar for a
     /// singleton, the scope for a scoped object, the asking context for a transient one.
     private func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
-        if lifetime == .transient { return (nil, asker) }
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
+        // Unbound only while the closure that registers it runs: the context it builds for does not exist.
         guard let registrar else { throw ContextError.providerUnavailable(label, asker: asker) }
+        if lifetime == .transient { return (nil, asker) }
         switch lifetime {
         case .singleton:
             if registrar.isEnded { throw ContextError.scopeEnded(label, ended: registrar, asker: asker) }
