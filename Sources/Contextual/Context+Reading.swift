@@ -13,6 +13,12 @@ extension Context {
         if ObservationRecorder.active == nil && readsInitial && !chainHasProviders {
             return initial[keyPath: keyPath]
         }
+        return readSlowly(keyPath)
+    }
+
+    /// A key-path read while something is tracking, the tree changed, or a provider may build.
+    @usableFromInline
+    func readSlowly<Value>(_ keyPath: KeyPath<ContextValues, Value>) -> Value {
         if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[keyPath: keyPath] } }
         return withValues { $0[keyPath: keyPath] }
     }

@@ -47,12 +47,20 @@ public final class Context: Sendable {
     /// compiler's own teardown of a `Context?` link costs (see `releaseParent(_:)`).
     private let parentBits: UInt
 
-    /// The tree this context belongs to. Held without a reference count: the root holds it (in
-    /// `treeOwner`), and every context holds its parent, so the root outlives its descendants.
+    /// The tree this context belongs to, without a reference count: the root holds it (in `treeOwner`),
+    /// and every context holds its parent, so the root outlives its descendants. `Unmanaged` rather than
+    /// `unowned(unsafe)`, whose every load is a strong copy: a child made would retain and release it.
     @usableFromInline
-    unowned(unsafe) let tree: ContextTree
+    let treeReference: Unmanaged<ContextTree>
     /// The tree, held strongly by the root only.
     private let treeOwner: ContextTree?
+
+    /// The tree this context belongs to.
+    @inlinable
+    var tree: ContextTree {
+        // Safe: the root holds the tree for as long as any context of the tree lives (see above).
+        treeReference.takeUnretainedValue()
+    }
 
     /// The values this context was made with. They stay valid for the context's whole life, so a read
     /// of them needs no read section: while nothing in the tree has changed since (`initialGeneration`
@@ -117,7 +125,7 @@ public final class Context: Sendable {
     ) rethrows {
         var values = ContextValues(own: .empty, inherited: .empty)
         try configure(&values)
-        self.init(name: name, parent: nil, tree: ContextTree(), values: values, generation: 0, isScope: false)
+        self.init(name: name, root: ContextTree(), values: values)
     }
 
     /// Makes an empty root context: every key reads as its default until a child overrides it.
@@ -126,29 +134,35 @@ public final class Context: Sendable {
     /// let root = Context(name: "tool")
     /// ```
     public convenience init(name: String? = nil) {
+        self.init(name: name, root: ContextTree(), values: ContextValues(own: .empty, inherited: .empty))
+    }
+
+    /// Makes a root, which owns `root`, the tree of the contexts that will derive from it.
+    private convenience init(name: String?, root: ContextTree, values: consuming ContextValues) {
         self.init(
             name: name,
             parent: nil,
-            tree: ContextTree(),
-            values: ContextValues(own: .empty, inherited: .empty),
+            tree: Unmanaged.passUnretained(root),
+            treeOwner: root,
+            values: values,
             generation: 0,
             isScope: false
         )
     }
 
-    @usableFromInline
     init(
         name: String?,
         parent: Context?,
-        tree: ContextTree,
+        tree: Unmanaged<ContextTree>,
+        treeOwner: ContextTree?,
         values: consuming ContextValues,
         generation: UInt64,
         isScope: Bool
     ) {
         self.name = name
         self.parentBits = parent.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
-        self.tree = tree
-        self.treeOwner = parent == nil ? tree : nil
+        self.treeReference = tree
+        self.treeOwner = treeOwner
         self.initialGeneration = generation
         self.isScope = isScope
         self.chainHasProviders = values.hasProviders
@@ -215,7 +229,8 @@ public final class Context: Sendable {
         return Context(
             name: name,
             parent: self,
-            tree: tree,
+            tree: treeReference,
+            treeOwner: nil,
             values: consume values,
             generation: generation,
             isScope: isScope
