@@ -54,12 +54,9 @@ extension Context {
     /// Reads through `body` and records the entries it read, for a subscription.
     @usableFromInline
     func trackedRead<Value>(_ recorder: ObservationRecorder, _ body: (ContextValues) -> Value) -> Value {
-        let start = recorder.keyCount
-        let snapshot = snapshot()
-        let value = body(readable(snapshot.values))
-        // The boxes are kept by the access: their addresses stay unique while they are compared.
-        let entries = recorder.keys(from: start).map { (id: $0.id, box: snapshot.values.box($0.id)) }
-        recorder.append(ContextAccess(context: self, entries: entries, generation: snapshot.generation))
+        let read = beginRead(recordingIn: recorder)
+        let value = body(read.values)
+        endRead(read)
         return value
     }
 

@@ -8,19 +8,40 @@ extension Context {
     /// ```
     @inlinable @inline(__always)
     public subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
-        // Inlined into the caller, where the key path is a literal: the compiler then calls the property's
-        // getter directly, on `initial` in place. Through a closure it would copy `initial` first.
-        if ObservationRecorder.active == nil && readsInitial && !chainHasProviders {
-            return initial[keyPath: keyPath]
+        // Every path applies the key path here, inlined where it is a literal: the compiler then calls the
+        // property's getter directly and drops the key path object, which is never made nor counted. Handed
+        // to a function that is not inlined (in a closure, say), it would be made on every read.
+        if ObservationRecorder.active == nil && readsInitial {
+            if !chainHasProviders { return initial[keyPath: keyPath] }
+            return initial.read(by: self)[keyPath: keyPath]
         }
-        return readSlowly(keyPath)
+        let read = beginRead()
+        let value = read.values[keyPath: keyPath]
+        endRead(read)
+        return value
     }
 
-    /// A key-path read while something is tracking, the tree changed, or a provider may build.
+    /// Starts a read that is tracked, or that comes after a change in the tree: the context's current
+    /// values, held by the read.
     @usableFromInline
-    func readSlowly<Value>(_ keyPath: KeyPath<ContextValues, Value>) -> Value {
-        if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[keyPath: keyPath] } }
-        return withValues { $0[keyPath: keyPath] }
+    func beginRead() -> ContextRead {
+        beginRead(recordingIn: ObservationRecorder.active)
+    }
+
+    /// Starts a read whose entries `recorder`, if any, records.
+    func beginRead(recordingIn recorder: ObservationRecorder?) -> ContextRead {
+        let start = recorder?.keyCount ?? 0
+        let snapshot = snapshot()
+        return ContextRead(values: readable(snapshot.values), snapshot: snapshot, recorder: recorder, start: start)
+    }
+
+    /// Ends a read begun with ``beginRead()``: records what it read for the tracking scope, if any.
+    @usableFromInline
+    func endRead(_ read: ContextRead) {
+        guard let recorder = read.recorder else { return }
+        // The boxes are kept by the access: their addresses stay unique while they are compared.
+        let entries = recorder.keys(from: read.start).map { (id: $0.id, box: read.snapshot.values.box($0.id)) }
+        recorder.append(ContextAccess(context: self, entries: entries, generation: read.snapshot.generation))
     }
 
     /// The value of `key`: the nearest setting in this context's chain, or the key's default.
@@ -171,4 +192,17 @@ extension Context {
     func failHard(_ error: ContextError) -> Never {
         fatalError(error.description)
     }
+}
+
+// MARK: - ContextRead
+
+/// A read off the fast path: the values it reads (which keep what they point to alive), and what a
+/// tracking scope needs to record it.
+@usableFromInline
+struct ContextRead {
+    @usableFromInline
+    let values: ContextValues
+    let snapshot: Snapshot
+    let recorder: ObservationRecorder?
+    let start: Int
 }
