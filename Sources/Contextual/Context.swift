@@ -404,7 +404,10 @@ public final class Context: Sendable {
     /// Everything `initial` holds in one table, for children; merged once.
     @usableFromInline
     var initialFlattenedTable: FrozenTable {
-        initial.flattened(cachedIn: initialFlattened)
+        // The two cases that need no merge, read off `initial` in place: most parents are one of them.
+        if initial.own.count == 0 { return initial.inherited }
+        if initial.inherited.count == 0 && !initial.own.hasLocalEntries { return initial.own }
+        return initial.flattened(cachedIn: initialFlattened)
     }
 
     /// Rebuilds this context's state against its parent's current values, after a change in the tree.
