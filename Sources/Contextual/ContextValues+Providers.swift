@@ -18,6 +18,9 @@ extension ContextValues {
     /// as an error. What it throws reaches the caller of ``Context/require(_:)-(T.Type)``; nothing is
     /// cached and the next resolve calls it again. It runs outside every lock, exactly once per object
     /// however many tasks resolve it at once.
+    ///
+    /// Resolving it inside the closure that registers it, before the context exists, is an error of any
+    /// lifetime (``ContextError/Code/providerUnavailable``); a parent's providers can be read there.
     public mutating func provide<Object: Sendable>(
         _ type: Object.Type,
         lifetime: Lifetime,
