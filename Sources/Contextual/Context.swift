@@ -341,7 +341,7 @@ public final class Context: Sendable {
         return withPublishedValues(body)
     }
 
-    @usableFromInline
+    @inlinable
     func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
         while true {
             let ticket = tree.readers.enter()
@@ -353,7 +353,10 @@ public final class Context: Sendable {
             } else {
                 result = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
                     ._withUnsafeGuaranteedRef { state in
-                        state.generation == generation ? body(readable(state.values)) : nil
+                        guard state.generation == generation else { return nil }
+                        // In place, not copied: a copy would count references that every reader shares.
+                        let values = state.valuesAddress
+                        return values.pointee.hasProviders ? body(values.pointee.read(by: self)) : body(values.pointee)
                     }
             }
             tree.readers.leave(ticket)

@@ -115,6 +115,7 @@ struct ContextChainTests {
             sibling = app.child { _ in }
         }
         #expect(weakApp != nil)
+        #expect(child?[\.verbosity] == 2)
         child = nil
         #expect(weakApp != nil)
         #expect(sibling?.parent === weakApp)

@@ -6,17 +6,30 @@ import Synchronization
 /// ancestors changes.
 @usableFromInline
 final class ContextState: Sendable {
+    /// The values, at an address that stays put for the state's life, so that a key-path read can apply
+    /// its key path to them in place, without copying them (and counting their references). Written once,
+    /// here, before the state is published; never written again.
     @usableFromInline
-    let values: ContextValues
+    nonisolated(unsafe) let valuesAddress: UnsafeMutablePointer<ContextValues>
     /// The tree's generation this state was built against; a state is current while they are equal.
     @usableFromInline
     let generation: UInt64
     private let flattenedCache = LazyReference()
 
     init(values: ContextValues, generation: UInt64) {
-        self.values = values
+        self.valuesAddress = UnsafeMutablePointer.allocate(capacity: 1)
+        self.valuesAddress.initialize(to: values)
         self.generation = generation
     }
+
+    deinit {
+        valuesAddress.deinitialize(count: 1)
+        valuesAddress.deallocate()
+    }
+
+    /// The values.
+    @usableFromInline
+    var values: ContextValues { valuesAddress.pointee }
 
     /// Everything this state holds in one table, for children to inherit; merged once, on first use.
     var flattened: FrozenTable {
