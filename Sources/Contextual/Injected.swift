@@ -20,7 +20,9 @@ import Synchronization
 /// for one request can't read another request's values.
 ///
 /// **When it reads.** On every access: a value replaced in the context later is what the next access
-/// sees. A warm read takes no lock and does not allocate.
+/// sees. A warm read takes no lock and does not allocate: it returns what the property read last, for as
+/// long as nothing in the context's tree has changed since (a transient or scoped provider is read anew
+/// each time).
 ///
 /// `Injected` is `Sendable` when its value is. A `var` of a `Sendable` class must be immutable, so in a
 /// `final class` that is `Sendable` hold it as a constant instead: `let logger = Injected(\.logger)` and
@@ -83,8 +85,12 @@ public struct Injected<Value: Sendable>: Sendable {
 
     @inlinable
     func read() -> Value {
-        if ObservationRecorder.active == nil && context.readsInitial, let value = memo.initialValue {
-            return value
+        if ObservationRecorder.active == nil {
+            if context.readsInitial {
+                if let value = memo.initialValue { return value }
+            } else if let value = memo.publishedValue(in: context) {
+                return value
+            }
         }
         return readSlowly()
     }
@@ -104,6 +110,16 @@ public struct Injected<Value: Sendable>: Sendable {
             if let value {
                 if read.allSatisfy({ context.initial.isStable($0.id) }) { return memo.storeInitial(value) }
                 memo.readsUnstableEntries.store(true, ordering: .relaxed)
+                return value
+            }
+        } else if !context.readsInitial {
+            // After a change in the tree: what the current state gives stays valid until the tree changes
+            // again, unless a provider may build anew (a transient, a scoped object).
+            let snapshot = context.snapshot()
+            if let value = evaluate(context.readable(snapshot.values)) {
+                if !snapshot.values.hasProviders {
+                    memo.storePublished(value, generation: snapshot.generation, in: context.tree)
+                }
                 return value
             }
         } else if let value = context.withValues(evaluate) {
@@ -149,6 +165,43 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     deinit {
         let bits = initialBits.load(ordering: .acquiring)
         if bits != 0 { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        // No reader can be inside: each holds the property, which holds this memo.
+        let published = publishedBits.load(ordering: .acquiring)
+        if published != 0 {
+            Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: published)!).release()
+        }
+    }
+
+    /// A value read from a published state (after a change in the tree), with the tree's generation it
+    /// was read at: the bit pattern of an `Unmanaged<PublishedValue<Value>>` held +1, or 0. A replaced one
+    /// is retired to the tree's read domain, since a reader may still be looking at it.
+    @usableFromInline
+    let publishedBits = Atomic<UInt>(0)
+
+    /// The value kept from `context`'s current published state, if the tree has not changed since.
+    @inlinable
+    func publishedValue(in context: Context) -> Value? {
+        let tree = context.tree
+        let ticket = tree.readers.enter()
+        defer { tree.readers.leave(ticket) }
+        let bits = publishedBits.load(ordering: .acquiring)
+        if bits == 0 { return nil }
+        // Safe: a box replaced while this read section is open is released only after it is left.
+        return Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            ._withUnsafeGuaranteedRef { kept in
+                kept.generation == tree.generation.load(ordering: .sequentiallyConsistent) ? kept.value : nil
+            }
+    }
+
+    /// Keeps `value`, read from the state of `generation`, in place of the value kept before.
+    @usableFromInline
+    func storePublished(_ value: Value, generation: UInt64, in tree: ContextTree) {
+        let kept = Unmanaged.passRetained(PublishedValue(value, generation: generation))
+        let old = publishedBits.exchange(UInt(bitPattern: kept.toOpaque()), ordering: .acquiringAndReleasing)
+        if old != 0 {
+            let replaced = Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
+            tree.readers.retire(replaced.takeRetainedValue())
+        }
     }
 
     @inlinable
@@ -170,5 +223,21 @@ final class InjectedMemo<Value: Sendable>: Sendable {
         if exchanged { return value }
         box.release()
         return unboxValue(winner, as: Value.self)
+    }
+}
+
+// MARK: - PublishedValue
+
+/// A value `@Injected` read from a published state, and the tree's generation it belongs to.
+@usableFromInline
+final class PublishedValue<Value: Sendable>: Sendable {
+    @usableFromInline
+    let value: Value
+    @usableFromInline
+    let generation: UInt64
+
+    init(_ value: Value, generation: UInt64) {
+        self.value = value
+        self.generation = generation
     }
 }

@@ -75,6 +75,65 @@ struct InjectedTests {
         #expect(service.database.url == "new")
     }
 
+    @Test("After an update, @Injected keeps what it read until the tree changes again, anywhere in it")
+    func keepsPublishedValueUntilTheNextChange() {
+        let app = Context(name: "app") { $0.requestID = "v0" }
+        let request = app.child(name: "request") { $0.verbosity = 1 }
+        let service = request.run { UserService() }
+        for version in 1...3 {
+            app.update { $0.requestID = "v\(version)" }
+            #expect(service.requestID == "v\(version)")
+            #expect(service.requestID == "v\(version)")
+        }
+        // A change elsewhere in the tree: the value is read again, and is the same.
+        let sibling = app.child(name: "sibling") { _ in }
+        sibling.update { $0.requestID = "sibling" }
+        #expect(service.requestID == "v3")
+        // A change between the binding and its reader's ancestor: seen at once.
+        request.update { $0.requestID = "request" }
+        #expect(service.requestID == "request")
+        request.update { $0.removeValue(for: RequestIDKey.self) }
+        #expect(service.requestID == "v3")
+    }
+
+    @Test("After an update, @Injected still builds a transient anew on each read")
+    func publishedTransientIsNotKept() {
+        struct Service {
+            @Injected(Connection.self) var connection
+        }
+        let app = Context(name: "app") {
+            $0.provide(Connection.self, lifetime: .transient) { _ in Connection(url: "t") }
+        }
+        let service = app.run { Service() }
+        app.update { $0.requestID = "changed" }
+        #expect(service.connection !== service.connection)
+    }
+
+    @Test("@Injected read by many tasks while the tree is updated sees only values that were written")
+    func concurrentReadsAfterUpdates() async {
+        let app = Context(name: "app") { $0.verbosity = 0 }
+        struct Reader {
+            @Injected(\.verbosity) var verbosity
+        }
+        let readers = (0..<4).map { index in app.child(name: "reader \(index)") { _ in }.run { Reader() } }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for step in 1...300 { app.update { $0.verbosity = step } }
+            }
+            for reader in readers {
+                group.addTask {
+                    var last = 0
+                    for _ in 0..<3_000 {
+                        let seen = reader.verbosity
+                        #expect(seen >= last && seen <= 300)
+                        last = seen
+                    }
+                }
+            }
+        }
+        #expect(readers.allSatisfy { $0.verbosity == 300 })
+    }
+
     @Test("Context.current flows into child tasks and async let")
     func currentFlowsIntoChildTasks() async {
         let request = Context(name: "app").child(\.requestID, "flows")

@@ -72,6 +72,16 @@ enum ContextualFixture {
     }()
     static let lazyRequest = lazyRoot.child(name: "request") { $0.requestID = RequestID(1) }
 
+    /// A root updated once after it was made, so that it reads a published state.
+    static let updatedRoot: Context = {
+        let root = Context(name: "app") {
+            $0.database = database
+            $0.requestID = RequestID(0)
+        }
+        root.update { $0.requestID = RequestID(1) }
+        return root
+    }()
+
     /// A chain of `depth` contexts below the root, each overriding another key.
     static func chain(depth: Int) -> Context {
         var context = root

@@ -6,7 +6,7 @@ import Synchronization
 // MARK: - All scenarios
 
 /// Every scenario, for every system that can do it, in table order.
-public let allScenarios: [Scenario] = warmResolve + depth + requestScope + lazySingleton + observation
+public let allScenarios: [Scenario] = warmResolve + depth + requestScope + lazySingleton + observation + afterUpdate
 
 /// The warm-resolve scenario the ratio targets are checked on.
 public let flagshipGroup = "@Injected key path, root"
@@ -281,3 +281,22 @@ public enum TwoThreadFixture {
 struct RequestConsumer {
     @Injected(\.requestID) var requestID
 }
+
+// MARK: - 7. Reads after an update (no target)
+
+/// Reads of a context whose values were updated after it was made: from then on it reads a published
+/// state, inside a read section, instead of the values it was made with.
+private let afterUpdate: [Scenario] =
+    [
+        Scenario("context[\\.keyPath], after an update", .contextual) { iterations in
+            let context = ContextualFixture.updatedRoot
+            for _ in 0..<iterations { consume(context[\.database]) }
+        }
+    ] + baselines("context[\\.keyPath], after an update")
+    + [
+        Scenario("@Injected key path, after an update", .contextual) {
+            let consumer = ContextualFixture.updatedRoot.run { InjectedConsumer() }
+            consume(consumer.database)
+            return { iterations in for _ in 0..<iterations { consume(consumer.database) } }
+        }
+    ] + baselines("@Injected key path, after an update")
