@@ -343,26 +343,18 @@ public final class Context: Sendable {
 
     @inlinable
     func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
-        while true {
-            let ticket = tree.readers.enter()
-            let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-            let result: Result?
-            if bits == 0 {
-                result = initialGeneration == generation ? body(readable(initial)) : nil
-            } else {
-                result = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                    ._withUnsafeGuaranteedRef { state in
-                        guard state.generation == generation else { return nil }
-                        // In place, not copied: a copy would count references that every reader shares.
-                        let values = state.valuesAddress
-                        return values.pointee.hasProviders ? body(values.pointee.read(by: self)) : body(values.pointee)
-                    }
-            }
-            tree.readers.leave(ticket)
-            if let result { return result }
-            refresh()
+        if let read = beginPublishedRead() {
+            defer { tree.readers.leave(read.ticket) }
+            return body(read.values.pointee)
         }
+        // A provider may build for this context, which the values read must then name: a copy.
+        return body(currentValues())
+    }
+
+    /// This context's current values, as it reads them, in a copy that keeps what it points to alive.
+    @usableFromInline
+    func currentValues() -> ContextValues {
+        readable(snapshot().values)
     }
 
     /// `values` as this context reads them: told the reader when a provider may need it.
