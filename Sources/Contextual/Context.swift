@@ -358,14 +358,12 @@ public final class Context: Sendable {
     }
 
     /// `values` as this context reads them: told the reader when a provider may need it.
-    @usableFromInline
     func readable(_ values: ContextValues) -> ContextValues {
         values.hasProviders ? values.read(by: self) : values
     }
 
     /// This context's values as they are now, brought up to date with its ancestors, with what keeps
     /// them alive; for everything but the hot read path.
-    @usableFromInline
     func snapshot() -> Snapshot {
         while true {
             let ticket = tree.readers.enter()
@@ -399,14 +397,11 @@ public final class Context: Sendable {
     /// Everything `initial` holds in one table, for children; merged once.
     @usableFromInline
     var initialFlattenedTable: FrozenTable {
-        // The two cases that need no merge, read off `initial` in place: most parents are one of them.
-        if initial.own.count == 0 { return initial.inherited }
-        if initial.inherited.count == 0 && !initial.own.hasLocalEntries { return initial.own }
-        return initial.flattened(cachedIn: initialFlattened)
+        // The tables passed in place: through `initial.flattened(cachedIn:)`, `initial` would be copied.
+        FrozenTable.flattening(initial.own, over: initial.inherited, cachedIn: initialFlattened)
     }
 
     /// Rebuilds this context's state against its parent's current values, after a change in the tree.
-    @usableFromInline
     func refresh() {
         let retired = writeLock.withLock { writes -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)

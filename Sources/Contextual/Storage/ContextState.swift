@@ -9,7 +9,6 @@ final class ContextState: Sendable {
     /// The values, at an address that stays put for the state's life, so that a key-path read can apply
     /// its key path to them in place, without copying them (and counting their references). Written once,
     /// here, before the state is published; never written again.
-    @usableFromInline
     nonisolated(unsafe) let valuesAddress: UnsafeMutablePointer<ContextValues>
     /// The tree's generation this state was built against; a state is current while they are equal.
     @usableFromInline
@@ -28,7 +27,6 @@ final class ContextState: Sendable {
     }
 
     /// The values.
-    @usableFromInline
     var values: ContextValues { valuesAddress.pointee }
 
     /// Everything this state holds in one table, for children to inherit; merged once, on first use.
@@ -64,9 +62,23 @@ extension ContextValues {
     /// preferences are left out: they are about this context only.
     @usableFromInline
     func flattened(cachedIn cache: borrowing LazyReference) -> FrozenTable {
-        if own.count == 0 { return inherited }
-        if inherited.count == 0 && !own.hasLocalEntries { return own }
+        FrozenTable.flattening(own, over: inherited, cachedIn: cache)
+    }
+}
+
+extension FrozenTable {
+    /// `own` over `inherited` in one table, without `own`'s local entries; merged once and kept in `cache`
+    /// when both have entries. Takes the two tables rather than their values, so that a context can pass
+    /// its own in place, uncopied.
+    @inline(__always)
+    static func flattening(
+        _ own: borrowing FrozenTable,
+        over inherited: borrowing FrozenTable,
+        cachedIn cache: borrowing LazyReference
+    ) -> FrozenTable {
+        if own.count == 0 { return copy inherited }
+        if inherited.count == 0 && !own.hasLocalEntries { return copy own }
         if let cached = cache.withInstance(as: TableBox.self, { $0.table }) { return cached }
-        return cache.storeIfNil(TableBox(FrozenTable.merging(inherited, overriddenBy: own.inheritable))).table
+        return cache.storeIfNil(TableBox(FrozenTable.merging(copy inherited, overriddenBy: own.inheritable))).table
     }
 }
