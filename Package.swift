@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -12,8 +12,8 @@ let package = Package(
         .target(name: "Contextual"),
         .executableTarget(name: "ContextualExample", dependencies: ["Contextual"]),
         .testTarget(name: "ContextualTests", dependencies: ["Contextual"]),
-        // The README's code, verbatim (checked by .ci/check-readme.py), so that it cannot rot.
-        .testTarget(name: "ContextualReadmeTests", dependencies: ["Contextual"]),
+        // The code of the README and of the DocC articles, verbatim (checked by .ci/check-docs.py).
+        .testTarget(name: "ContextualDocumentationTests", dependencies: ["Contextual"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,7 @@ extension Context: CustomDebugStringConvertible {
     /// stable.
     ///
     /// ```swift
-    /// print(request.dump())
+    /// print(request.wiringDescription)
     /// // Context chain of 'request 1', root first:
     /// // - 'app' (root)
     /// //     key ConfigKey: value of type Config, overridden below in 'request 1'
@@ -19,7 +19,11 @@ extension Context: CustomDebugStringConvertible {
     /// //     key ConfigKey: value of type Config
     /// //     built here: Transaction (scoped)
     /// ```
-    public func dump() -> String {
+    ///
+    /// Named for what it describes, so that it does not shadow the standard library's `dump(_:)`.
+    ///
+    /// - Complexity: O(*n*) for the *n* entries of the contexts in the chain, plus their members.
+    public var wiringDescription: String {
         var chain: [Context] = []
         var node: Context? = self
         while let current = node {
@@ -59,10 +63,10 @@ extension Context: CustomDebugStringConvertible {
         return lines.joined(separator: "\n")
     }
 
-    /// The same as ``dump()``.
+    /// The same as ``wiringDescription``.
     ///
     /// ```swift
     /// debugPrint(request)
     /// ```
-    public var debugDescription: String { dump() }
+    public var debugDescription: String { wiringDescription }
 }

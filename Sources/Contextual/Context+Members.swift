@@ -93,14 +93,17 @@ extension Context {
     /// `containerValue(_:_:)`, but on this context itself (a context is an object, not a view value).
     ///
     /// ```swift
-    /// billing.containerValue(\.displayName, "Billing")
+    /// billing.setContainerValue(\.displayName, "Billing")
     /// ```
     ///
-    /// It is an ``update(_:)``: the host's observers of what depends on it are notified.
-    @discardableResult
-    public func containerValue<Value>(_ keyPath: WritableKeyPath<ContainerValues, Value>, _ value: Value) -> Context {
+    /// It is an ``update(_:)`` of this context, which it changes in place (it derives nothing): the
+    /// host's observers of what depends on it are notified.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The container value to set, as a property of ``ContainerValues``.
+    ///   - value: The new value.
+    public func setContainerValue<Value>(_ keyPath: WritableKeyPath<ContainerValues, Value>, _ value: Value) {
         update { $0.containerValues[keyPath: keyPath] = value }
-        return self
     }
 
     /// Whether this context is registered as a member of its parent.

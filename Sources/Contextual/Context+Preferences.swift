@@ -11,7 +11,7 @@ extension Context {
     /// ```
     ///
     /// Only members take part: a child that is not registered as a member contributes nothing. Inside
-    /// ``withTracking(_:onChange:)`` the read is tracked like a context value.
+    /// ``ObservationRegistry/withTracking(_:onChange:)`` the read is tracked like a context value.
     public func preference<Value>(_ keyPath: KeyPath<PreferenceValues, Value>) -> Value {
         PreferenceValues(reducingOver: self)[keyPath: keyPath]
     }
@@ -19,14 +19,17 @@ extension Context {
     /// Sets this context's own value of a preference, for its hosts to reduce.
     ///
     /// ```swift
-    /// billing.preference(\.routes, ["/invoices"])
+    /// billing.setPreference(\.routes, ["/invoices"])
     /// ```
     ///
-    /// It is an ``update(_:)``: observers of the preference above are notified.
-    @discardableResult
-    public func preference<Value>(_ keyPath: WritableKeyPath<PreferenceValues, Value>, _ value: Value) -> Context {
+    /// It is an ``update(_:)`` of this context, which it changes in place (it derives nothing):
+    /// observers of the preference above are notified.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The preference to set, as a property of ``PreferenceValues``.
+    ///   - value: This context's own value, reduced with its members' by its hosts.
+    public func setPreference<Value>(_ keyPath: WritableKeyPath<PreferenceValues, Value>, _ value: Value) {
         update { $0.preferences[keyPath: keyPath] = value }
-        return self
     }
 
     /// Adds elements to this context's own contribution to an array preference
@@ -35,15 +38,11 @@ extension Context {
     /// ```swift
     /// billing.contribute(\.routes, "/invoices", "/refunds")
     /// ```
-    @discardableResult
     public func contribute<Element>(
         _ keyPath: WritableKeyPath<PreferenceValues, [Element]>,
         _ elements: Element...
-    )
-        -> Context
-    {
+    ) {
         update { $0.preferences[keyPath: keyPath].append(contentsOf: elements) }
-        return self
     }
 
     /// Adds an element to this context's own contribution to a set preference (``SetContributionKey``).
@@ -51,15 +50,11 @@ extension Context {
     /// ```swift
     /// billing.contribute(\.oauthScopes, "invoices:read")
     /// ```
-    @discardableResult
     public func contribute<Element>(
         _ keyPath: WritableKeyPath<PreferenceValues, Set<Element>>,
         _ element: Element
-    )
-        -> Context
-    {
+    ) {
         update { $0.preferences[keyPath: keyPath].insert(element) }
-        return self
     }
 
     /// Adds a keyed contribution to a dictionary preference (``DictionaryContributionKey``). A key
@@ -68,14 +63,12 @@ extension Context {
     /// ```swift
     /// billing.contribute(\.healthChecks, key: "ledger", LedgerCheck())
     /// ```
-    @discardableResult
     public func contribute<Key, Value>(
         _ keyPath: WritableKeyPath<PreferenceValues, Contributions<Key, Value>>,
         key: Key,
         _ value: Value
-    ) -> Context {
+    ) {
         update { $0.preferences[keyPath: keyPath].add(value, for: key) }
-        return self
     }
 
     /// The contributions to a dictionary preference over this context's subtree, as one dictionary.

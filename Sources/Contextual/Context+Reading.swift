@@ -166,11 +166,24 @@ extension Context {
     /// not built yet.
     ///
     /// ```swift
-    /// let pool = try await app.resolveAsync(ConnectionPool.self)
+    /// let pool = try await app.prepare(ConnectionPool.self)
     /// ```
     ///
-    /// - Throws: ``ContextError``, as ``require(_:)-(T.Type)`` does.
-    public func resolveAsync<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T {
+    /// `prepare` is the one verb of the async operations that await builds (``prepare()`` does it for
+    /// every provider). They are not async overloads of ``require(_:)-(T.Type)`` and ``validate()``,
+    /// because Swift does not pick an async overload under `await` in a program's top-level code
+    /// (`main.swift`): it calls the synchronous one, which would fail with
+    /// ``ContextError/Code/asyncProvider``. Once prepared, ``require(_:)-(T.Type)``, ``resolve(_:)-(T.Type)``
+    /// and `@Injected` return the object synchronously. It does not leave the caller's executor unless the
+    /// factory it awaits does.
+    ///
+    /// - Parameter type: The type to resolve.
+    /// - Returns: The object, built now if its provider has not built it yet.
+    /// - Throws: ``ContextError``, as ``require(_:)-(T.Type)`` does, except that a provider with an async
+    ///   factory does not fail with ``ContextError/Code/asyncProvider`` here.
+    @discardableResult
+    nonisolated(nonsending)
+    public func prepare<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T {
         switch try objectEntry(type) {
         case .missing: throw ContextError.missingObject(type, in: self)
         case .object(let object): return object

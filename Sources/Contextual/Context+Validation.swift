@@ -13,7 +13,7 @@ extension Context {
     /// Singletons are built (and kept: validation warms them up); scoped and transient objects are built
     /// in a throwaway scope below this context. This synchronous form skips providers with async factories
     /// (a factory that needs one not yet built reports ``ContextError/Code/asyncProvider``) and does not
-    /// shut the throwaway scope down; ``validateAsync()`` does both.
+    /// shut the throwaway scope down; ``prepare()`` does both.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
@@ -35,15 +35,20 @@ extension Context {
     /// scope of scoped and transient objects down; reports every problem at once.
     ///
     /// ```swift
-    /// try await app.validateAsync()
+    /// try await app.prepare()  // at boot: every provider checked, async ones built
     /// ```
+    ///
+    /// It is ``validate()`` for code that can await: what a server or a tool calls at boot. Its name is
+    /// not `validate` because Swift does not pick an async overload under `await` in top-level code (see
+    /// ``prepare(_:)``).
     ///
     /// Providers are built in the order of their names, so a provider with an async factory is built
     /// (and from then on resolvable synchronously) before the factories after it that need it.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
-    public func validateAsync() async throws(ContextError) {
+    nonisolated(nonsending)
+    public func prepare() async throws(ContextError) {
         let providers = visibleProviders()
         let probe = scope(name: "validation of \(displayName)")
         var problems: [ContextError] = []

@@ -195,6 +195,20 @@ public final class Context: Sendable {
         }
     }
 
+    /// Derives a child context that overrides nothing: it reads everything this context holds.
+    ///
+    /// ```swift
+    /// let request = app.child(name: "request")
+    /// request[\.logger]  // the app's logger
+    /// ```
+    ///
+    /// - Parameter name: A name for diagnostics.
+    /// - Returns: The new child. It holds its parent strongly; the parent does not hold it.
+    /// - Complexity: O(1), and one allocation (the context).
+    public func child(name: String? = nil) -> Context {
+        makeChild(name: name, isScope: false) { _ in }
+    }
+
     /// Derives a child context whose values are this context's, overridden by `configure`.
     ///
     /// ```swift
@@ -205,6 +219,8 @@ public final class Context: Sendable {
     ///   - name: A name for diagnostics.
     ///   - configure: Sets the child's overrides; reads inside it see this context's values.
     /// - Returns: The new child. It holds its parent strongly; the parent does not hold it.
+    /// - Complexity: O(1) plus the cost of `configure`; the first child of a context also merges the
+    ///   context's own values with what it inherits, once, in O(*n*) for *n* values in the chain.
     public func child(
         name: String? = nil,
         _ configure: (inout ContextValues) throws -> Void
@@ -242,6 +258,13 @@ public final class Context: Sendable {
     /// ```swift
     /// let verbose = app.child(\.verbosity, 2)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to override, as a property of ``ContextValues``.
+    ///   - value: The child's value there.
+    ///   - name: A name for diagnostics.
+    /// - Returns: The new child.
+    /// - Complexity: O(1), as ``child(name:_:)``.
     @inlinable
     public func child<Value>(
         _ keyPath: WritableKeyPath<ContextValues, Value>,
@@ -255,10 +278,16 @@ public final class Context: Sendable {
     /// `transform`, like SwiftUI's `transformEnvironment(_:transform:)`.
     ///
     /// ```swift
-    /// let audited = app.transforming(\.tags) { $0.append("audit") }
+    /// let audited = app.child(transforming: \.tags) { $0.append("audit") }
     /// ```
-    public func transforming<Value>(
-        _ keyPath: WritableKeyPath<ContextValues, Value>,
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to transform, as a property of ``ContextValues``.
+    ///   - name: A name for diagnostics.
+    ///   - transform: Changes the inherited value in place.
+    /// - Returns: The new child.
+    public func child<Value>(
+        transforming keyPath: WritableKeyPath<ContextValues, Value>,
         name: String? = nil,
         _ transform: (inout Value) throws -> Void
     ) rethrows -> Context {
@@ -269,11 +298,17 @@ public final class Context: Sendable {
     /// SwiftUI's `environment(_ object:)`.
     ///
     /// ```swift
-    /// let app = Context(name: "app").providing(Database(url: url))
-    /// let store = app.providing(PostgresStore(), as: (any Store).self)
+    /// let app = Context(name: "app").child(providing: Database(url: url))
+    /// let store = app.child(providing: PostgresStore(), as: (any Store).self)
     /// ```
-    public func providing<Object: Sendable>(
-        _ object: Object,
+    ///
+    /// - Parameters:
+    ///   - object: The object to provide.
+    ///   - type: The type to provide it under: its own by default, or a protocol it conforms to.
+    ///   - name: A name for diagnostics.
+    /// - Returns: The new child.
+    public func child<Object: Sendable>(
+        providing object: Object,
         as type: Object.Type = Object.self,
         name: String? = nil
     ) -> Context {
@@ -295,6 +330,10 @@ public final class Context: Sendable {
     /// the context changed between `body`'s read and the write (another update raced it, or an ancestor
     /// changed), `body` runs again on the new values, so keep it free of other side effects. Observers
     /// of what changed are notified after the new values are stored, on this thread.
+    ///
+    /// - Parameter body: Changes the context's own values in place; it may run more than once.
+    /// - Complexity: O(*n*) for the *n* values this context sets, plus notifying the observers of what
+    ///   changed. Every context of the tree then rebuilds its state once, lazily, on its next read.
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
         while true {
             let before = snapshot()

@@ -81,9 +81,9 @@ extension ContextError {
             requestedType: label,
             searchedContexts: asker.chainNames,
             message: "'\(label)' is built by an async factory and was not built yet, so a synchronous resolve "
-                + "from \(quotedChain(asker)) cannot build it. Fix: `try await context.resolveAsync(…)` "
+                + "from \(quotedChain(asker)) cannot build it. Fix: `try await context.prepare(…)` "
                 + "(once built, synchronous resolves return it), or build it at boot with "
-                + "`try await context.validateAsync()`.",
+                + "`try await context.prepare()`.",
             resolutionPath: ResolutionFrame.currentLabels + [label]
         )
     }

@@ -86,7 +86,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         public static let scopeEnded = Code(.scopeEnded)
 
         /// An object built by an async factory was resolved synchronously before it was built: use
-        /// ``Context/resolveAsync(_:)``.
+        /// ``Context/prepare(_:)``.
         ///
         /// ```swift
         /// catch let error as ContextError where error.code == .asyncProvider { … }
@@ -221,7 +221,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         let chain = context.chainNames
         let path = chain.map { "'\($0)'" }.joined(separator: " → ")
         let fix =
-            "provide it with .providing(_:) on one of these contexts, e.g. `context.providing(\(typeName)(…))`, "
+            "provide it with `child(providing:)` on one of these contexts, e.g. `context.child(providing: \(typeName)(…))`, "
             + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
             + "`\(typeName)?`"
         let building = ResolutionFrame.currentLabels

@@ -33,14 +33,14 @@ extension ContextValues {
     }
 
     /// Registers an async factory, for an object that must be awaited to be built (a connection pool
-    /// that connects, say). Resolve it with ``Context/resolveAsync(_:)``; once built, synchronous
+    /// that connects, say). Resolve it with ``Context/prepare(_:)``; once built, synchronous
     /// resolves and `@Injected` return it too.
     ///
     /// ```swift
     /// $0.provide(ConnectionPool.self, lifetime: .singleton) { ctx async throws in
     ///     try await ConnectionPool.connect(to: ctx[\.config].databaseURL)
     /// }
-    /// let pool = try await app.resolveAsync(ConnectionPool.self)
+    /// let pool = try await app.prepare(ConnectionPool.self)
     /// ```
     @_disfavoredOverload
     public mutating func provide<Object: Sendable>(

@@ -117,9 +117,11 @@ public struct ContextValues: Sendable {
     /// seen again.
     ///
     /// ```swift
-    /// request.update { $0.removeObject(Cache.self) }
+    /// request.update { $0.removeObject(for: Cache.self) }
     /// ```
-    public mutating func removeObject<Object: Sendable>(_ type: Object.Type) {
+    ///
+    /// - Parameter type: The type the object is provided under.
+    public mutating func removeObject<Object: Sendable>(for type: Object.Type) {
         own = own.removing(StorageID(object: type))
     }
 

@@ -32,8 +32,8 @@ _ = app.member(name: "billing", ownership: .owned) {
 
 // Boot: build and check every provider now, so that a wiring mistake stops the server here; collect
 // the modules' routes and health checks (a health check named twice would stop it here too).
-try await app.validateAsync()
-let pool = try await app.resolveAsync(ConnectionPool.self)
+try await app.prepare()
+let pool = try await app.prepare(ConnectionPool.self)
 let routes = app.preference(\.routes)
 let healthChecks = try app.contributions(\.healthChecks)
 var healthy: [String] = []
@@ -75,7 +75,7 @@ reloads.cancel()
 // A request's wiring, as `dump()` shows it.
 let sample = app.scope(name: "req-sample") { $0.requestID = "req-sample" }
 _ = try sample.require(Transaction.self)
-let dump = sample.dump()
+let dump = sample.wiringDescription
 try await sample.shutdown()
 
 try await app.shutdown()

@@ -46,7 +46,7 @@ struct ContainerValueTests {
             $0.requestID = "kept"
             $0.containerValues.priority = 5
         }
-        billing.containerValue(\.displayName, "Billing")
+        billing.setContainerValue(\.displayName, "Billing")
         #expect(host.members[0].containerValues.displayName == "Billing")
         #expect(host.members[0].containerValues.priority == 5)
         #expect(billing[\.requestID] == "kept")
@@ -103,7 +103,7 @@ struct MemberDumpTests {
         }
         let auth = host.member(name: "auth")
         #expect(
-            billing.dump() == """
+            billing.wiringDescription == """
                 Context chain of 'billing', root first:
                 - 'host' (root)
                     preference RoutesKey: value of type Array<String>

@@ -64,12 +64,12 @@ struct ContextChainTests {
     @Test("transforming derives a child whose value is the inherited one transformed")
     func transformingTransformsInheritedValue() {
         let app = Context(name: "app") { $0.tags = ["base"] }
-        let audited = app.transforming(\.tags) { $0.append("audit") }
-        let twice = audited.transforming(\.tags) { $0.append("again") }
+        let audited = app.child(transforming: \.tags) { $0.append("audit") }
+        let twice = audited.child(transforming: \.tags) { $0.append("again") }
         #expect(audited[\.tags] == ["base", "audit"])
         #expect(twice[\.tags] == ["base", "audit", "again"])
         #expect(app[\.tags] == ["base"])
-        let fromDefault = Context(name: "empty").transforming(\.tags) { $0.append("x") }
+        let fromDefault = Context(name: "empty").child(transforming: \.tags) { $0.append("x") }
         #expect(fromDefault[\.tags] == ["x"])
     }
 
@@ -112,7 +112,7 @@ struct ContextChainTests {
             let app = Context(name: "app") { $0.verbosity = 1 }
             weakApp = app
             child = app.child { $0.verbosity = 2 }
-            sibling = app.child { _ in }
+            sibling = app.child()
         }
         #expect(weakApp != nil)
         #expect(child?[\.verbosity] == 2)
@@ -133,7 +133,7 @@ struct ContextChainTests {
                 let root = Context(name: "root")
                 weakRoot = root
                 leaf = root
-                for _ in 0..<500_000 { leaf = leaf?.child { _ in } }
+                for _ in 0..<500_000 { leaf = leaf?.child() }
             }
             // Released one deinit inside another, this chain would overflow the stack.
             leaf = nil

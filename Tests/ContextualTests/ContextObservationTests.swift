@@ -54,7 +54,7 @@ struct ContextObservationTests {
     @Test("Replacing a provided object notifies its observers; a property change inside it does not")
     func objectReplacementVersusPropertyChange() {
         let library = Library()
-        let app = Context(name: "app").providing(library)
+        let app = Context(name: "app").child(providing: library)
         let request = app.child(name: "request") { $0.requestID = "r" }
         let replaced = Collector<String>()
         let renamed = Collector<String>()
@@ -68,7 +68,7 @@ struct ContextObservationTests {
         let newLibrary = Library()
         app.update { $0.provide(newLibrary) }
         #expect(replaced.all == ["City Library"])
-        app.update { $0.removeObject(Library.self) }
+        app.update { $0.removeObject(for: Library.self) }
         #expect(replaced.all == ["City Library", "none"])
         _ = tokens
     }
@@ -92,7 +92,7 @@ struct ContextObservationTests {
         let request = app.child(name: "request") { $0.requestID = "r" }
         let library = Library()
         let changes = Counter()
-        withTracking {
+        ObservationRegistry.withTracking {
             _ = request[\.verbosity]
             _ = library.name
         } onChange: {
@@ -114,7 +114,7 @@ struct ContextObservationTests {
         let app = Context(name: "app") { $0.verbosity = 1 }
         let service = app.run { Service() }
         let changes = Counter()
-        withTracking {
+        ObservationRegistry.withTracking {
             _ = service.verbosity
         } onChange: {
             changes.increment()

@@ -49,7 +49,7 @@ struct ContextUpdateTests {
         do {
             let first = Database(url: "initial")
             initial = first
-            app = Context(name: "app").providing(first)
+            app = Context(name: "app").child(providing: first)
         }
         let request = app.child { $0.verbosity = 1 }
         do {

@@ -6,7 +6,8 @@ struct ContributionTests {
     @Test("Array contributions from many contexts read as one array, in subtree order")
     func arrays() {
         let host = Context(name: "host")
-        let billing = host.member(name: "billing").contribute(\.routes, "/invoices", "/refunds")
+        let billing = host.member(name: "billing")
+        billing.contribute(\.routes, "/invoices", "/refunds")
         let auth = host.member(name: "auth") { $0.preferences.routes.append("/login") }
         billing.contribute(\.routes, "/receipts")
         #expect(host.preference(\.routes) == ["/invoices", "/refunds", "/receipts", "/login"])
@@ -16,8 +17,11 @@ struct ContributionTests {
     @Test("Set contributions merge duplicates")
     func sets() {
         let host = Context(name: "host")
-        let billing = host.member(name: "billing").contribute(\.oauthScopes, "read")
-        let auth = host.member(name: "auth").contribute(\.oauthScopes, "read").contribute(\.oauthScopes, "admin")
+        let billing = host.member(name: "billing")
+        billing.contribute(\.oauthScopes, "read")
+        let auth = host.member(name: "auth")
+        auth.contribute(\.oauthScopes, "read")
+        auth.contribute(\.oauthScopes, "admin")
         #expect(host.preference(\.oauthScopes) == ["read", "admin"])
         withExtendedLifetime((billing, auth)) {}
     }
@@ -25,7 +29,8 @@ struct ContributionTests {
     @Test("Dictionary contributions read as one dictionary, each entry attributed to its contributor")
     func dictionaries() throws {
         let host = Context(name: "host")
-        let billing = host.member(name: "billing").contribute(\.healthChecks, key: "ledger", "ledger ok")
+        let billing = host.member(name: "billing")
+        billing.contribute(\.healthChecks, key: "ledger", "ledger ok")
         let auth = host.member(name: "auth") { $0.preferences.healthChecks = ["sessions": "sessions ok"] }
         let checks = try host.contributions(\.healthChecks)
         #expect(checks == ["ledger": "ledger ok", "sessions": "sessions ok"])
@@ -38,8 +43,10 @@ struct ContributionTests {
     @Test("A key contributed by two contexts is an error that names the key, the preference and both")
     func duplicateAcrossContexts() {
         let host = Context(name: "host")
-        let billing = host.member(name: "billing").contribute(\.healthChecks, key: "database", "billing's")
-        let auth = host.member(name: "auth").contribute(\.healthChecks, key: "database", "auth's")
+        let billing = host.member(name: "billing")
+        billing.contribute(\.healthChecks, key: "database", "billing's")
+        let auth = host.member(name: "auth")
+        auth.contribute(\.healthChecks, key: "database", "auth's")
         let error = #expect(throws: ContextError.self) { try host.contributions(\.healthChecks) }
         #expect(error?.code == .duplicateContribution)
         #expect(error?.message.contains("HealthChecksKey") == true)
@@ -56,8 +63,8 @@ struct ContributionTests {
     func duplicateWithinContext() {
         let host = Context(name: "host")
         let billing = host.member(name: "billing")
-            .contribute(\.healthChecks, key: "ledger", "first")
-            .contribute(\.healthChecks, key: "ledger", "second")
+        billing.contribute(\.healthChecks, key: "ledger", "first")
+        billing.contribute(\.healthChecks, key: "ledger", "second")
         let error = #expect(throws: ContextError.self) { try host.contributions(\.healthChecks) }
         #expect(error?.message.contains("both from 'host → billing'") == true)
         withExtendedLifetime(billing) {}

@@ -42,7 +42,7 @@ struct CycleTests {
                 return ServiceC()
             }
         }
-        let error = #expect(throws: ContextError.self) { try app.child { _ in }.require(ServiceB.self) }
+        let error = #expect(throws: ContextError.self) { try app.child().require(ServiceB.self) }
         #expect(error?.code == .cycle)
         #expect(
             error?.resolutionPath == [
@@ -59,7 +59,7 @@ struct CycleTests {
                 return ServiceA()
             }
         }
-        let error = #expect(throws: ContextError.self) { try app.child { _ in }.require(ServiceA.self) }
+        let error = #expect(throws: ContextError.self) { try app.child().require(ServiceA.self) }
         #expect(error?.resolutionPath == ["ServiceA (scoped)", "ServiceA (scoped)"])
     }
 

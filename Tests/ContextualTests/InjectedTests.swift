@@ -38,7 +38,7 @@ struct InjectedTests {
 
     @Test("An object made while a context is current keeps resolving from it, on any task or thread")
     func bindsToContextCurrentAtCreation() async {
-        let app = Context(name: "app").providing(Database(url: "db"))
+        let app = Context(name: "app").child(providing: Database(url: "db"))
         let request = app.child(\.requestID, "req-A", name: "A")
         let other = app.child(\.requestID, "req-B", name: "B")
         let service = request.run { UserService() }
@@ -86,7 +86,7 @@ struct InjectedTests {
             #expect(service.requestID == "v\(version)")
         }
         // A change elsewhere in the tree: the value is read again, and is the same.
-        let sibling = app.child(name: "sibling") { _ in }
+        let sibling = app.child(name: "sibling")
         sibling.update { $0.requestID = "sibling" }
         #expect(service.requestID == "v3")
         // A change between the binding and its reader's ancestor: seen at once.

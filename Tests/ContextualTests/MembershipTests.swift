@@ -36,7 +36,7 @@ struct MembershipTests {
     func removeNonMember() {
         let host = Context(name: "host")
         let member = host.member(name: "member")
-        let child = host.child(name: "child") { _ in }
+        let child = host.child(name: "child")
         #expect(host.removeMember(child) == false)
         #expect(member.removeMember(member) == false)
         #expect(host.removeMember(member))
@@ -73,8 +73,8 @@ struct MembershipTests {
     @Test("addMember rejects a grandchild, a second registration and an ended scope, with clear errors")
     func wrongRegistrations() async throws {
         let host = Context(name: "host")
-        let module = host.child(name: "module") { _ in }
-        let grandchild = module.child(name: "grandchild") { _ in }
+        let module = host.child(name: "module")
+        let grandchild = module.child(name: "grandchild")
 
         let notChild = #expect(throws: ContextError.self) { try host.addMember(grandchild) }
         #expect(notChild?.code == .notADirectChild)
@@ -120,7 +120,7 @@ struct MembershipTests {
         let host = Context(name: "host")
         let member = host.member(name: "member")
         #expect(member.isMember)
-        #expect(host.child { _ in }.isMember == false)
+        #expect(host.child().isMember == false)
         #expect(host.isMember == false)
     }
 }

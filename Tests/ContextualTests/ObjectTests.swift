@@ -6,7 +6,7 @@ struct ObjectTests {
     @Test("providing stores an object under its own type, visible to descendants")
     func providingByType() {
         let database = Database(url: "postgres://db")
-        let app = Context(name: "app").providing(database, name: "with database")
+        let app = Context(name: "app").child(providing: database, name: "with database")
         let request = app.child(name: "request") { $0.requestID = "r" }
         #expect(request.resolve(Database.self) === database)
         #expect((request.resolve(Database.self) as Database?) === database)
@@ -25,8 +25,8 @@ struct ObjectTests {
 
     @Test("A closer provider overrides a farther one, in its subtree only")
     func closerProviderWins() {
-        let app = Context(name: "app").providing(Database(url: "app"))
-        let tenant = app.providing(Database(url: "tenant"))
+        let app = Context(name: "app").child(providing: Database(url: "app"))
+        let tenant = app.child(providing: Database(url: "tenant"))
         #expect(tenant.resolve(Database.self).url == "tenant")
         #expect(app.resolve(Database.self).url == "app")
     }
@@ -58,12 +58,12 @@ struct ObjectTests {
         #expect(error.searchedContexts == ["request 42", "app"])
         #expect(error.description.contains("no object of type 'ContextualTests.Database'"))
         #expect(error.description.contains("'request 42' → 'app'"))
-        #expect(error.description.contains("provide it with .providing(_:)"))
+        #expect(error.description.contains("provide it with `child(providing:)`"))
     }
 
     @Test("Overloads: without a type to choose by, resolve is the optional form; annotated, the hard one")
     func overloadResolution() {
-        let app = Context(name: "app").providing(Database(url: "x"))
+        let app = Context(name: "app").child(providing: Database(url: "x"))
         let unannotated = app.resolve(Database.self)
         #expect(type(of: unannotated) == Database?.self)
         let hard: Database = app.resolve(Database.self)
@@ -76,7 +76,7 @@ struct ObjectTests {
 
     @Test("require returns the object when one is provided")
     func requireReturnsObject() throws {
-        let app = Context(name: "app").providing(Database(url: "x"))
+        let app = Context(name: "app").child(providing: Database(url: "x"))
         #expect(try app.require(Database.self).url == "x")
     }
 
@@ -90,14 +90,14 @@ struct ObjectTests {
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("no object of type 'ContextualTests.Database'"))
         #expect(stderr.contains("'request' → 'app'"))
-        #expect(stderr.contains(".providing(_:)"))
+        #expect(stderr.contains("context.child(providing: "))
     }
 
     @Test("An object can be removed again by update, revealing the ancestor's")
     func removeObjectRevealsAncestor() {
-        let app = Context(name: "app").providing(Database(url: "app"))
-        let tenant = app.providing(Database(url: "tenant"))
-        tenant.update { $0.removeObject(Database.self) }
+        let app = Context(name: "app").child(providing: Database(url: "app"))
+        let tenant = app.child(providing: Database(url: "tenant"))
+        tenant.update { $0.removeObject(for: Database.self) }
         #expect(tenant.resolve(Database.self).url == "app")
     }
 }

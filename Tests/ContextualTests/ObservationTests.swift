@@ -85,7 +85,7 @@ struct ObservationTests {
     func trackingFiresOnceForReadProperties() {
         let library = Library()
         let changes = Counter()
-        let count = withTracking {
+        let count = ObservationRegistry.withTracking {
             library.books.count
         } onChange: {
             changes.increment()
@@ -103,7 +103,7 @@ struct ObservationTests {
     func continuousTracking() {
         let library = Library()
         let counts = Collector<Int>()
-        let token = withContinuousTracking {
+        let token = ObservationRegistry.withContinuousTracking {
             library.books.count
         } onChange: {
             counts.append($0)
@@ -121,10 +121,10 @@ struct ObservationTests {
         let seen = Collector<[String]>()
         let duringBatch = Collector<Int>()
         let token = library.observe(\.books) { seen.append($0.map(\.title)) }
-        batch {
+        ObservationRegistry.batch {
             library.books.append(Book(title: "A"))
             library.books.append(Book(title: "B"))
-            batch { library.books.append(Book(title: "C")) }
+            ObservationRegistry.batch { library.books.append(Book(title: "C")) }
             duringBatch.append(seen.count)
         }
         #expect(duringBatch.all == [0])
@@ -221,7 +221,7 @@ struct ObservationTests {
                     for _ in 0..<100 {
                         let token = library.observe(\.name) { _ in }
                         token.cancel()
-                        withTracking {
+                        ObservationRegistry.withTracking {
                             _ = library.name
                         } onChange: {
                             tracked.increment()

@@ -99,7 +99,7 @@ struct PreferenceTests {
     func setLater() {
         let host = Context(name: "host")
         let billing = host.member(name: "billing")
-        billing.preference(\.routes, ["/invoices"])
+        billing.setPreference(\.routes, ["/invoices"])
         #expect(host.preference(\.routes) == ["/invoices"])
         billing.update { $0.preferences.removeValue(for: RoutesKey.self) }
         #expect(host.preference(\.routes) == [])
@@ -118,7 +118,7 @@ struct PreferenceTests {
         #expect(seen.all.last == ["/invoices", "/refunds"])
         let nested = billing.member(name: "nested", ownership: .owned) { $0.preferences.routes = ["/nested"] }
         #expect(seen.all.last == ["/invoices", "/refunds", "/nested"])
-        nested.preference(\.routes, ["/nested/v2"])
+        nested.setPreference(\.routes, ["/nested/v2"])
         #expect(seen.all.last == ["/invoices", "/refunds", "/nested/v2"])
         host.removeMember(billing)
         #expect(seen.all.last == [])
@@ -156,7 +156,7 @@ struct PreferenceTests {
         other.contribute(\.routes, "/other")
         host.update { $0.requestID = "unrelated key" }
         let member = host.member(name: "member", ownership: .owned) { $0.preferences.poolSize = 3 }
-        member.preference(\.poolSize, 4)
+        member.setPreference(\.poolSize, 4)
         // The member's arrival is a membership change of the observed subtree, so it is delivered once,
         // with the same routes; nothing else is.
         #expect(seen.all == [[]])
@@ -167,7 +167,7 @@ struct PreferenceTests {
     func tracked() {
         let host = Context(name: "host")
         let fired = Counter()
-        let routes = withTracking {
+        let routes = ObservationRegistry.withTracking {
             host.preference(\.routes)
         } onChange: {
             fired.increment()
@@ -184,7 +184,7 @@ struct PreferenceTests {
         #expect(await iterator.next() == 1)
         let member = host.member(name: "member", ownership: .owned) { $0.preferences.poolSize = 2 }
         #expect(await iterator.next() == 3)
-        member.preference(\.poolSize, 5)
+        member.setPreference(\.poolSize, 5)
         #expect(await iterator.next() == 6)
     }
 }

@@ -17,8 +17,8 @@ struct ProviderTests {
         }
         #expect(builds.count == 0)
         let first = try app.require(Connection.self)
-        let fromChild = try app.child(name: "request") { _ in }.require(Connection.self)
-        let fromGrandchild: Connection = app.child { _ in }.child { _ in }.resolve(Connection.self)
+        let fromChild = try app.child(name: "request").require(Connection.self)
+        let fromGrandchild: Connection = app.child().child().resolve(Connection.self)
         #expect(first === fromChild)
         #expect(first === fromGrandchild)
         #expect(builds.count == 1)
@@ -96,7 +96,7 @@ struct ProviderTests {
         let app = Context(name: "app") {
             $0.provide(Connection.self, lifetime: .singleton) { _ in Connection(url: "built") }
         }
-        let overridden = app.providing(fixed)
+        let overridden = app.child(providing: fixed)
         #expect(try overridden.require(Connection.self) === fixed)
         let reProvided = overridden.child {
             $0.provide(Connection.self, lifetime: .transient) { _ in Connection(url: "t") }
@@ -163,7 +163,7 @@ struct ProviderTests {
         }
         #expect(builds.count == 0)
         #expect(app[\.httpClient].name == "lazy")
-        #expect(app.child { _ in }[\.httpClient] === app[\.httpClient])
+        #expect(app.child()[\.httpClient] === app[\.httpClient])
         #expect(app.child(\.httpClient, HTTPClient(name: "mock"))[\.httpClient].name == "mock")
         #expect(builds.count == 1)
     }
@@ -204,7 +204,7 @@ struct ProviderTests {
             }
         }
         let objects = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<64 { group.addTask { ObjectIdentifier(try await app.resolveAsync(Connection.self)) } }
+            for _ in 0..<64 { group.addTask { ObjectIdentifier(try await app.prepare(Connection.self)) } }
             var seen = Set<ObjectIdentifier>()
             for try await object in group { seen.insert(object) }
             return seen
@@ -222,7 +222,7 @@ struct ProviderTests {
         }
         let error = #expect(throws: ContextError.self) { try app.require(Connection.self) }
         #expect(error?.code == .asyncProvider)
-        #expect(error?.message.contains("resolveAsync") == true)
+        #expect(error?.message.contains("try await context.prepare(") == true)
     }
 
     @Test("A slow factory blocks only resolvers of that provider, never the rest of the container")
@@ -277,7 +277,7 @@ struct ProviderTests {
                 Connection(url: try ctx.require(Database.self).url)
             }
         }
-        let error = #expect(throws: ContextError.self) { try app.child(name: "req") { _ in }.require(Connection.self) }
+        let error = #expect(throws: ContextError.self) { try app.child(name: "req").require(Connection.self) }
         #expect(error?.code == .missingObject)
         #expect(error?.requestedType?.hasSuffix("Database") == true)
         #expect(error?.searchedContexts == ["app"])
@@ -293,7 +293,7 @@ struct ProviderTests {
                 return Connection(url: "captive")
             }
         }
-        let error = #expect(throws: ContextError.self) { try app.child { _ in }.require(Connection.self) }
+        let error = #expect(throws: ContextError.self) { try app.child().require(Connection.self) }
         #expect(error?.code == .captiveDependency)
         #expect(error?.resolutionPath == ["Connection (singleton)", "Transaction (scoped)"])
     }

@@ -48,7 +48,7 @@ struct ScopeShutdownTests {
             $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "t", log: log) }
         }
         let request = app.scope(name: "request") { $0.provide(Database(url: "db")) }
-        let step = request.child(name: "step") { _ in }
+        let step = request.child(name: "step")
         try await request.shutdown()
         let direct = #expect(throws: ContextError.self) { try request.require(Database.self) }
         #expect(direct?.code == .scopeEnded)
@@ -90,7 +90,7 @@ struct ScopeShutdownTests {
         let app = Context(name: "app") {
             $0.provide(Transaction.self, lifetime: .singleton) { _ in Transaction(id: "pool", log: log) }
         }
-        _ = try app.child { _ in }.require(Transaction.self)
+        _ = try app.child().require(Transaction.self)
         try await app.shutdown()
         #expect(log.all == ["shutdown pool"])
     }

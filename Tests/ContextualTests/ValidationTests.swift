@@ -50,7 +50,7 @@ struct ValidationTests {
         #expect(builds.count == 1)
     }
 
-    @Test("validateAsync() awaits async factories, reports their failures, and shuts its scope down")
+    @Test("prepare() awaits async factories, reports their failures, and shuts its scope down")
     func asyncValidate() async throws {
         let log = Collector<String>()
         let app = Context(name: "app") {
@@ -59,7 +59,7 @@ struct ValidationTests {
             }
             $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "probe", log: log) }
         }
-        let error = await #expect(throws: ContextError.self) { try await app.validateAsync() }
+        let error = await #expect(throws: ContextError.self) { try await app.prepare() }
         let problems = error?.underlyingErrors.compactMap { $0 as? ContextError } ?? []
         #expect(problems.map(\.code) == [.factoryFailed])
         #expect(error?.message.contains("cannot connect") == true)
@@ -94,8 +94,8 @@ struct ValidationTests {
                 key RequestIDKey: value of type String
                 built here: Transaction (scoped)
             """
-        #expect(request.dump() == expected)
+        #expect(request.wiringDescription == expected)
         #expect(request.debugDescription == expected)
-        try #require(app.dump().hasPrefix("Context chain of 'app', root first:\n- 'app' (root)"))
+        try #require(app.wiringDescription.hasPrefix("Context chain of 'app', root first:\n- 'app' (root)"))
     }
 }

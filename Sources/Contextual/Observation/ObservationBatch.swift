@@ -1,26 +1,31 @@
 // MARK: - Batching
 
-/// Runs `body`, holding back the notifications of its writes until it returns; then each subscriber is
-/// notified at most once, with the values as they are after the batch.
-///
-/// ```swift
-/// batch {
-///     library.books.append(first)
-///     library.books.append(second)
-///     library.title = "Updated"
-/// }  // a subscriber of \.books is called once, with both books
-/// ```
-///
-/// Batches nest; the outermost one delivers. Writes made by other tasks are not held back.
-public func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
-    if ObservationBatch.current != nil { return try body() }
-    let batch = ObservationBatch()
-    let result = try ObservationBatch.$current.withValue(batch) { try body() }
-    batch.deliver()
-    return result
+extension ObservationRegistry {
+    /// Runs `body`, holding back the notifications of its writes until it returns; then each subscriber is
+    /// notified at most once, with the values as they are after the batch.
+    ///
+    /// ```swift
+    /// ObservationRegistry.batch {
+    ///     library.books.append(first)
+    ///     library.books.append(second)
+    ///     library.title = "Updated"
+    /// }  // a subscriber of \.books is called once, with both books
+    /// ```
+    ///
+    /// Batches nest; the outermost one delivers. Writes made by other tasks are not held back.
+    ///
+    /// - Parameter body: The writes to batch.
+    /// - Returns: What `body` returned.
+    public static func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
+        if ObservationBatch.current != nil { return try body() }
+        let batch = ObservationBatch()
+        let result = try ObservationBatch.$current.withValue(batch) { try body() }
+        batch.deliver()
+        return result
+    }
 }
 
-/// The notifications held back by a running ``batch(_:)``.
+/// The notifications held back by a running ``ObservationRegistry/batch(_:)``.
 final class ObservationBatch: Sendable {
     @TaskLocal static var current: ObservationBatch?
 

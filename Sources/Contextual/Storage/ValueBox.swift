@@ -12,7 +12,7 @@ protocol ContextBox: AnyObject, Sendable {
     var entryType: Any.Type { get }
     /// 1 for a provider's box, 0 for a value's.
     var addressTag: UInt { get }
-    /// What this entry is, for ``Context/dump()``: e.g. `value of type Config`.
+    /// What this entry is, for ``Context/wiringDescription``: e.g. `value of type Config`.
     var entryDescription: String { get }
 }
 

@@ -116,7 +116,7 @@ struct ReadmeTests {
         #expect(appID == "-")
         #expect(verbose)
 
-        let audited = request.transforming(\.config) { $0.verbose = false }
+        let audited = request.child(transforming: \.config) { $0.verbose = false }
         let quiet = audited[\.config].verbose  // false; `request` still reads true
 
         app.update { $0.config.databaseURL = "postgres://replica/app" }
@@ -215,14 +215,14 @@ struct ReadmeObservationTests {
 
         #expect(printed.all.last == "now using postgres://primary/app")
 
-        withTracking {
+        ObservationRegistry.withTracking {
             _ = library.books.count
             _ = request[\.config].verbose
         } onChange: {
             print("something the closure read changed")  // once, at the next change
         }
 
-        batch {
+        ObservationRegistry.batch {
             library.books.append(Book(title: "Emma"))
             library.books.append(Book(title: "Ulysses"))
         }  // the books observer runs once, with 3 books
@@ -274,7 +274,7 @@ struct ReadmeServerTests {
                 Transaction(pool: try request.require(ConnectionPool.self))
             }
         }
-        try await server.validateAsync()  // builds the pool; reports every problem at once
+        try await server.prepare()  // builds the pool; reports every problem at once
         #expect(try server.require(ConnectionPool.self).url == "postgres://db/app")
 
         let sameTransaction = try await server.withScope(name: "request 7") {
@@ -288,7 +288,7 @@ struct ReadmeServerTests {
 
         let request = server.scope(name: "request 8") { $0.requestID = "8" }
         _ = try request.require(Transaction.self)
-        print(request.dump())
+        print(request.wiringDescription)
         // Context chain of 'request 8', root first:
         // - 'server' (root)
         //     key ConfigKey: value of type Config
@@ -300,7 +300,7 @@ struct ReadmeServerTests {
         //     built here: Transaction (scoped)
         try await request.shutdown()
         #expect(
-            request.dump() == """
+            request.wiringDescription == """
                 Context chain of 'request 8', root first:
                 - 'server' (root)
                     key ConfigKey: value of type Config
@@ -331,7 +331,8 @@ extension ContainerValues {
 extension Context {
     @discardableResult
     func myCustomValue(_ value: String) -> Context {
-        containerValue(\.myCustomValue, value)
+        setContainerValue(\.myCustomValue, value)
+        return self
     }
 }
 
@@ -399,10 +400,10 @@ struct ReadmeMembersTests {
         let token = server.observePreference(\.routes) { routes in installed.install(routes) }
 
         let invoices = server.member(name: "invoices") { $0.preferences.routes = ["/invoices"] }
-            .contribute(\.healthChecks, key: "ledger", HealthCheck { true })
+        invoices.contribute(\.healthChecks, key: "ledger", HealthCheck { true })
         let accounts = server.member(name: "accounts", ownership: .owned)
-            .contribute(\.routes, "/login", "/logout")
-            .contribute(\.healthChecks, key: "sessions", HealthCheck { true })
+        accounts.contribute(\.routes, "/login", "/logout")
+        accounts.contribute(\.healthChecks, key: "sessions", HealthCheck { true })
 
         let routes = server.preference(\.routes)  // ["/invoices", "/login", "/logout"]
         let checks = try server.contributions(\.healthChecks)  // ["ledger": …, "sessions": …]
