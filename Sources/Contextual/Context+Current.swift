@@ -1,3 +1,5 @@
+// The current context: the task-local context `@Injected` binds to, the process-wide root, and `run`.
+
 // MARK: - The current context
 
 extension Context {

@@ -1,3 +1,5 @@
+// Reading a context: values by key path or key type, and objects by type (`resolve`, `require`, `prepare`).
+
 // MARK: - Reading values
 
 extension Context {
@@ -26,39 +28,6 @@ extension Context {
         let value = read.values[keyPath: keyPath]
         endRead(read)
         return value
-    }
-
-    /// Enters a read of this context's published state (after a change in its tree), for a read that is
-    /// not tracked and builds no provider: the values to read in place, inside a read section that the
-    /// caller leaves with the ticket. Nil when the read needs a copy of the values instead.
-    @usableFromInline
-    func beginPublishedRead() -> PublishedRead? {
-        while true {
-            let ticket = tree.readers.enter()
-            let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-            if bits == 0 {
-                // Reached only by a read that found the tree changed: `initial` is read through a copy.
-                if initialGeneration == generation {
-                    tree.readers.leave(ticket)
-                    return nil
-                }
-            } else {
-                // Alive until the read section is left: a retired state is released only after that.
-                let state = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                let values = state._withUnsafeGuaranteedRef { state -> UnsafePointer<ContextValues>? in
-                    state.generation == generation ? UnsafePointer(state.valuesAddress) : nil
-                }
-                if let values {
-                    // A provider builds for the reading context, which a copy of the values must name.
-                    if !values.pointee.hasProviders { return PublishedRead(values: values, ticket: ticket) }
-                    tree.readers.leave(ticket)
-                    return nil
-                }
-            }
-            tree.readers.leave(ticket)
-            refresh()
-        }
     }
 
     /// Starts a read that is tracked, or that comes after a change in the tree: the context's current
@@ -183,7 +152,8 @@ extension Context {
     ///   factory does not fail with ``ContextError/Code/asyncProvider`` here.
     @discardableResult
     nonisolated(nonsending)
-    public func prepare<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T {
+        public func prepare<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T
+    {
         switch try objectEntry(type) {
         case .missing: throw ContextError.missingObject(type, in: self)
         case .object(let object): return object
@@ -258,15 +228,4 @@ struct ContextRead {
     let snapshot: Snapshot
     let recorder: ObservationRecorder?
     let start: Int
-}
-
-// MARK: - PublishedRead
-
-/// A read of a published state in place: its values, valid until the read section is left with `ticket`.
-@usableFromInline
-struct PublishedRead {
-    @usableFromInline
-    let values: UnsafePointer<ContextValues>
-    @usableFromInline
-    let ticket: ReadDomain.Ticket
 }

@@ -1,3 +1,5 @@
+// The `Context` class: its stored state, making roots and children, and replacing values with `update`.
+
 import Synchronization
 
 // MARK: - Context
@@ -36,16 +38,15 @@ public final class Context: Sendable {
     /// app.child { _ in }.parent === app  // true
     /// ```
     public var parent: Context? {
-        guard let pointer = UnsafeRawPointer(bitPattern: parentBits) else { return nil }
         // Safe: this context holds a reference to its parent for as long as it lives.
-        return Unmanaged<Context>.fromOpaque(pointer).takeUnretainedValue()
+        parentBits == 0 ? nil : ReferenceWord.instance(parentBits, as: Context.self)
     }
 
     /// The parent's address, retained (+1) by this context and released by its deinit, or 0 for a root.
     /// A word rather than a reference, so that the deinit releases a long chain one link at a time
     /// without recursing, and without the retain, release and uniqueness check per context that the
     /// compiler's own teardown of a `Context?` link costs (see `releaseParent(_:)`).
-    private let parentBits: UInt
+    let parentBits: UInt
 
     /// The tree this context belongs to, without a reference count: the root holds it (in `treeOwner`),
     /// and every context holds its parent, so the root outlives its descendants. `Unmanaged` rather than
@@ -53,14 +54,7 @@ public final class Context: Sendable {
     @usableFromInline
     let treeReference: Unmanaged<ContextTree>
     /// The tree, held strongly by the root only.
-    private let treeOwner: ContextTree?
-
-    /// The tree this context belongs to.
-    @inlinable
-    var tree: ContextTree {
-        // Safe: the root holds the tree for as long as any context of the tree lives (see above).
-        treeReference.takeUnretainedValue()
-    }
+    let treeOwner: ContextTree?
 
     /// The values this context was made with. They stay valid for the context's whole life, so a read
     /// of them needs no read section: while nothing in the tree has changed since (`initialGeneration`
@@ -97,13 +91,13 @@ public final class Context: Sendable {
     let stateBits = Atomic<UInt>(0)
 
     /// `initial` flattened into one table for children, merged on first use.
-    private let initialFlattened = LazyReference()
+    let initialFlattened = LazyReference()
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
     /// ancestor changed); made on first use. Readers never take it. Locks are taken descendant first,
     /// then ancestor. It guards a count of the states published, which nothing reads: a zero-sized
     /// `Locked<Void>` made ThreadSanitizer report the lock's own accesses as races.
-    private let writeLockStorage = LazyReference()
+    let writeLockStorage = LazyReference()
 
     // MARK: - Making contexts
 
@@ -160,7 +154,7 @@ public final class Context: Sendable {
         isScope: Bool
     ) {
         self.name = name
-        self.parentBits = parent.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
+        self.parentBits = parent.map { ReferenceWord.retained($0) } ?? 0
         self.treeReference = tree
         self.treeOwner = treeOwner
         self.initialGeneration = generation
@@ -176,23 +170,10 @@ public final class Context: Sendable {
     deinit {
         // No reader can be inside: each holds a strong reference to this context.
         let bits = stateBits.load(ordering: .acquiring)
-        if bits != 0 { Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        if bits != 0 { ReferenceWord.release(bits) }
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
         Context.releaseParent(parentBits)
-    }
-
-    /// Releases the +1 reference `bits` holds on a parent. When it is the parent's last, the parent's own
-    /// parent is retained first, so that the parent's deinit only drops a shared reference: a chain of
-    /// any depth is released in this loop, one context at a time, instead of one deinit inside another.
-    private static func releaseParent(_ bits: UInt) {
-        var link = bits
-        while let pointer = UnsafeRawPointer(bitPattern: link) {
-            var parent = Unmanaged<Context>.fromOpaque(pointer).takeRetainedValue()
-            guard isKnownUniquelyReferenced(&parent) else { return }
-            link = parent.parentBits
-            if let next = UnsafeRawPointer(bitPattern: link) { _ = Unmanaged<Context>.fromOpaque(next).retain() }
-        }
     }
 
     /// Derives a child context that overrides nothing: it reads everything this context holds.
@@ -226,93 +207,6 @@ public final class Context: Sendable {
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         try makeChild(name: name, isScope: false, configure)
-    }
-
-    func makeChild(
-        name: String?,
-        isScope: Bool,
-        _ configure: (inout ContextValues) throws -> Void
-    ) rethrows -> Context {
-        let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-        var values = ContextValues(
-            own: .empty,
-            inherited: readsInitial ? initialFlattenedTable : snapshot().flattened,
-            // Reads in `configure` build a provider's object for this context, when there is a provider
-            // to build (one registered in `configure` itself is not bound yet, and says so when read).
-            origin: chainHasProviders ? self : nil
-        )
-        try configure(&values)
-        return Context(
-            name: name,
-            parent: self,
-            tree: treeReference,
-            treeOwner: nil,
-            values: consume values,
-            generation: generation,
-            isScope: isScope
-        )
-    }
-
-    /// Derives a child context that overrides one value, like SwiftUI's `environment(_:_:)`.
-    ///
-    /// ```swift
-    /// let verbose = app.child(\.verbosity, 2)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - keyPath: The value to override, as a property of ``ContextValues``.
-    ///   - value: The child's value there.
-    ///   - name: A name for diagnostics.
-    /// - Returns: The new child.
-    /// - Complexity: O(1), as ``child(name:_:)``.
-    @inlinable
-    public func child<Value>(
-        _ keyPath: WritableKeyPath<ContextValues, Value>,
-        _ value: Value,
-        name: String? = nil
-    ) -> Context {
-        child(name: name) { $0[keyPath: keyPath] = value }
-    }
-
-    /// Derives a child context whose value at `keyPath` is the inherited value transformed by
-    /// `transform`, like SwiftUI's `transformEnvironment(_:transform:)`.
-    ///
-    /// ```swift
-    /// let audited = app.child(transforming: \.tags) { $0.append("audit") }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - keyPath: The value to transform, as a property of ``ContextValues``.
-    ///   - name: A name for diagnostics.
-    ///   - transform: Changes the inherited value in place.
-    /// - Returns: The new child.
-    public func child<Value>(
-        transforming keyPath: WritableKeyPath<ContextValues, Value>,
-        name: String? = nil,
-        _ transform: (inout Value) throws -> Void
-    ) rethrows -> Context {
-        try child(name: name) { try transform(&$0[keyPath: keyPath]) }
-    }
-
-    /// Derives a child context that provides `object` under its own type (or under `type`), like
-    /// SwiftUI's `environment(_ object:)`.
-    ///
-    /// ```swift
-    /// let app = Context(name: "app").child(providing: Database(url: url))
-    /// let store = app.child(providing: PostgresStore(), as: (any Store).self)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - object: The object to provide.
-    ///   - type: The type to provide it under: its own by default, or a protocol it conforms to.
-    ///   - name: A name for diagnostics.
-    /// - Returns: The new child.
-    public func child<Object: Sendable>(
-        providing object: Object,
-        as type: Object.Type = Object.self,
-        name: String? = nil
-    ) -> Context {
-        child(name: name) { $0.provide(object, as: type) }
     }
 
     // MARK: - Changing values
@@ -356,146 +250,4 @@ public final class Context: Sendable {
             return
         }
     }
-
-    // MARK: - State
-
-    private var writeLock: Locked<Int> {
-        if let lock = writeLockStorage.load(as: Locked<Int>.self) { return lock }
-        return writeLockStorage.storeIfNil(Locked(0))
-    }
-
-    /// Whether a read may use `initial` without a read section: no state was published and nothing in
-    /// the tree changed since this context was made.
-    @inlinable
-    var readsInitial: Bool {
-        stateBits.load(ordering: .acquiring) == 0
-            && initialGeneration == tree.generation.load(ordering: .acquiring)
-    }
-
-    /// Runs `body` on this context's current values: `initial` when nothing changed, else the published
-    /// state, inside a read of the tree's domain. `body` must not keep what it is given.
-    @inlinable
-    func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
-        if readsInitial { return chainHasProviders ? body(initial.read(by: self)) : body(initial) }
-        return withPublishedValues(body)
-    }
-
-    @inlinable
-    func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
-        if let read = beginPublishedRead() {
-            defer { tree.readers.leave(read.ticket) }
-            return body(read.values.pointee)
-        }
-        // A provider may build for this context, which the values read must then name: a copy.
-        return body(currentValues())
-    }
-
-    /// This context's current values, as it reads them, in a copy that keeps what it points to alive.
-    @usableFromInline
-    func currentValues() -> ContextValues {
-        readable(snapshot().values)
-    }
-
-    /// `values` as this context reads them: told the reader when a provider may need it.
-    func readable(_ values: ContextValues) -> ContextValues {
-        values.hasProviders ? values.read(by: self) : values
-    }
-
-    /// This context's values as they are now, brought up to date with its ancestors, with what keeps
-    /// them alive; for everything but the hot read path.
-    func snapshot() -> Snapshot {
-        while true {
-            let ticket = tree.readers.enter()
-            let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-            var snapshot: Snapshot?
-            if bits == 0 {
-                if initialGeneration == generation {
-                    snapshot = Snapshot(bits: 0, values: initial, generation: generation, state: nil, owner: self)
-                }
-            } else {
-                let state = Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                if state._withUnsafeGuaranteedRef({ $0.generation == generation }) {
-                    // Retained inside the read, so the state cannot be released before the caller owns it.
-                    let owned = state.retain().takeRetainedValue()
-                    snapshot = Snapshot(
-                        bits: bits,
-                        values: owned.values,
-                        generation: generation,
-                        state: owned,
-                        owner: self
-                    )
-                }
-            }
-            tree.readers.leave(ticket)
-            if let snapshot { return snapshot }
-            refresh()
-        }
-    }
-
-    /// Everything `initial` holds in one table, for children; merged once.
-    @usableFromInline
-    var initialFlattenedTable: FrozenTable {
-        // The tables passed in place: through `initial.flattened(cachedIn:)`, `initial` would be copied.
-        FrozenTable.flattening(initial.own, over: initial.inherited, cachedIn: initialFlattened)
-    }
-
-    /// Rebuilds this context's state against its parent's current values, after a change in the tree.
-    func refresh() {
-        let retired = writeLock.withLock { writes -> ContextState? in
-            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-            let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let current =
-                bits == 0
-                ? (values: initial, generation: initialGeneration)
-                : Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                    ._withUnsafeGuaranteedRef { ($0.values, $0.generation) }
-            if current.generation == generation { return nil }
-            let inherited = parent?.snapshot().flattened ?? .empty
-            writes += 1
-            return publish(
-                ContextState(
-                    values: ContextValues(own: current.values.own, inherited: inherited),
-                    generation: generation
-                )
-            )
-        }
-        if let retired { tree.readers.retire(retired) }
-    }
-
-    /// Binds the providers registered in `own` to this context, their registrar.
-    private func bindProviders(in own: FrozenTable) {
-        for entry in own.entries {
-            if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
-        }
-    }
-
-    /// Installs `state` and returns the published state it replaced (nil when it replaced `initial`,
-    /// which lives as long as the context), with the +1 reference this context held. The caller holds
-    /// `writeLock`.
-    private func publish(_ state: ContextState) -> ContextState? {
-        let bits = UInt(bitPattern: Unmanaged.passRetained(state).toOpaque())
-        let old = stateBits.exchange(bits, ordering: .sequentiallyConsistent)
-        if old == 0 { return nil }
-        return Unmanaged<ContextState>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
-    }
-}
-
-// MARK: - Snapshot
-
-/// A context's values at one moment, with the references that keep them valid.
-@usableFromInline
-struct Snapshot {
-    /// The state word they were read under (0 for the context's initial values).
-    let bits: UInt
-    let values: ContextValues
-    let generation: UInt64
-    /// The published state they belong to, or nil for the initial values.
-    let state: ContextState?
-    /// The context, which keeps its initial values alive.
-    let owner: Context
-
-    /// Everything these values hold in one table, for children.
-    @usableFromInline
-    var flattened: FrozenTable { state?.flattened ?? owner.initialFlattenedTable }
 }

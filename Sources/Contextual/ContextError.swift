@@ -1,3 +1,5 @@
+// `ContextError`: what every failure reports (its code, what was asked, where it looked, the fix).
+
 // MARK: - ContextError
 
 /// An error from a context: what was asked, where it looked, and how to fix it.
@@ -211,28 +213,5 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.resolutionPath = resolutionPath
         self.underlyingErrors = underlyingErrors
-    }
-
-    // MARK: - Making errors
-
-    @usableFromInline
-    static func missingObject<T>(_ type: T.Type, in context: Context) -> ContextError {
-        let typeName = String(reflecting: type)
-        let chain = context.chainNames
-        let path = chain.map { "'\($0)'" }.joined(separator: " → ")
-        let fix =
-            "provide it with `child(providing:)` on one of these contexts, e.g. `context.child(providing: \(typeName)(…))`, "
-            + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
-            + "`\(typeName)?`"
-        let building = ResolutionFrame.currentLabels
-        let needed = building.isEmpty ? "" : " Needed by: \((building + [typeName]).joined(separator: " → "))."
-        return ContextError(
-            code: .missingObject,
-            requestedType: typeName,
-            searchedContexts: chain,
-            message: "no object of type '\(typeName)' is provided. Searched \(chain.count) "
-                + "context\(chain.count == 1 ? "" : "s"): \(path).\(needed) Fix: \(fix).",
-            resolutionPath: building.isEmpty ? [] : building + [typeName]
-        )
     }
 }

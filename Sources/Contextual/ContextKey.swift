@@ -1,3 +1,5 @@
+// `ContextKey`: a key type that supplies its own default, like SwiftUI's `EnvironmentKey`.
+
 // MARK: - ContextKey
 
 /// A key for a value stored in a ``Context``, with the value to use when no context sets it.

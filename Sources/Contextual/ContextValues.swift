@@ -1,3 +1,5 @@
+// `ContextValues`: the values of a context, read and set through one computed property per key.
+
 // MARK: - ContextValues
 
 /// The values a ``Context`` holds: each key's value and each object provided by type.

@@ -1,3 +1,5 @@
+// `@Injected`: a property that reads a value by key path, or an object by type, from its bound context.
+
 import Synchronization
 
 // MARK: - Injected
@@ -151,101 +153,4 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     @inlinable
     public func callAsFunction() -> Value { read() }
-}
-
-// MARK: - InjectedMemo
-
-/// What an ``Injected`` computed from its context's initial values, kept so that a warm read is two
-/// loads. Set once; valid while the context reads its initial values (nothing in its tree was updated).
-@usableFromInline
-final class InjectedMemo<Value: Sendable>: Sendable {
-    /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this memo holds a +1 reference to, or 0.
-    @usableFromInline
-    let initialBits = Atomic<UInt>(0)
-    /// Whether the initial values give this property something that may change between reads (a
-    /// transient or scoped provider's object), which must then not be kept.
-    @usableFromInline
-    let readsUnstableEntries = Atomic<Bool>(false)
-
-    @usableFromInline
-    init() {}
-
-    deinit {
-        let bits = initialBits.load(ordering: .acquiring)
-        if bits != 0 { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-        // No reader can be inside: each holds the property, which holds this memo.
-        let published = publishedBits.load(ordering: .acquiring)
-        if published != 0 {
-            Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: published)!).release()
-        }
-    }
-
-    /// A value read from a published state (after a change in the tree), with the tree's generation it
-    /// was read at: the bit pattern of an `Unmanaged<PublishedValue<Value>>` held +1, or 0. A replaced one
-    /// is retired to the tree's read domain, since a reader may still be looking at it.
-    @usableFromInline
-    let publishedBits = Atomic<UInt>(0)
-
-    /// The value kept from `context`'s current published state, if the tree has not changed since.
-    @inlinable
-    func publishedValue(in context: Context) -> Value? {
-        let tree = context.tree
-        let ticket = tree.readers.enter()
-        defer { tree.readers.leave(ticket) }
-        let bits = publishedBits.load(ordering: .acquiring)
-        if bits == 0 { return nil }
-        // Safe: a box replaced while this read section is open is released only after it is left.
-        return Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-            ._withUnsafeGuaranteedRef { kept in
-                kept.generation == tree.generation.load(ordering: .sequentiallyConsistent) ? kept.value : nil
-            }
-    }
-
-    /// Keeps `value`, read from the state of `generation`, in place of the value kept before.
-    @usableFromInline
-    func storePublished(_ value: Value, generation: UInt64, in tree: ContextTree) {
-        let kept = Unmanaged.passRetained(PublishedValue(value, generation: generation))
-        let old = publishedBits.exchange(UInt(bitPattern: kept.toOpaque()), ordering: .acquiringAndReleasing)
-        if old != 0 {
-            let replaced = Unmanaged<PublishedValue<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
-            tree.readers.retire(replaced.takeRetainedValue())
-        }
-    }
-
-    @inlinable
-    var initialValue: Value? {
-        let bits = initialBits.load(ordering: .acquiring)
-        return bits == 0 ? nil : unboxValue(bits, as: Value.self)
-    }
-
-    /// Stores `value` unless another reader stored first; returns what is stored.
-    @usableFromInline
-    func storeInitial(_ value: Value) -> Value {
-        let box = Unmanaged.passRetained(ValueBox(value))
-        let bits = UInt(bitPattern: box.toOpaque())
-        let (exchanged, winner) = initialBits.compareExchange(
-            expected: 0,
-            desired: bits,
-            ordering: .acquiringAndReleasing
-        )
-        if exchanged { return value }
-        box.release()
-        return unboxValue(winner, as: Value.self)
-    }
-}
-
-// MARK: - PublishedValue
-
-/// A value `@Injected` read from a published state, and the tree's generation it belongs to.
-@usableFromInline
-final class PublishedValue<Value: Sendable>: Sendable {
-    @usableFromInline
-    let value: Value
-    @usableFromInline
-    let generation: UInt64
-
-    init(_ value: Value, generation: UInt64) {
-        self.value = value
-        self.generation = generation
-    }
 }

@@ -1,3 +1,5 @@
+// `ContainerValueKey`: a key for what a member says about itself to its host, never inherited.
+
 // MARK: - ContainerValueKey
 
 /// A key for a value that a context declares about itself, for its host to read: SwiftUI's

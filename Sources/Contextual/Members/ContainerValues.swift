@@ -1,3 +1,5 @@
+// `ContainerValues`: the container values a context sets about itself, one computed property per key.
+
 // MARK: - ContainerValues
 
 /// The values a context declares about itself for its host, keyed by ``ContainerValueKey`` types.

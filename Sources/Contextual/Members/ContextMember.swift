@@ -1,3 +1,5 @@
+// `ContextMember`: a host's view of one of its direct members and its container values.
+
 // MARK: - ContextMember
 
 /// A member of a host, as the host sees it: the member context and what it declares about itself.

@@ -1,3 +1,5 @@
+// `MemberOwnership`: whether a host keeps a member alive.
+
 // MARK: - MemberOwnership
 
 /// Whether a host keeps a member alive.

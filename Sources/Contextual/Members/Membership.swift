@@ -1,3 +1,5 @@
+// A host's list of members, and a member's link back to its host (internal).
+
 import Synchronization
 
 // MARK: - Membership

@@ -1,3 +1,5 @@
+// What a tracked closure reads: the recorder that collects observed properties and context keys (internal).
+
 import Synchronization
 
 // MARK: - ObservationRecorder

@@ -1,3 +1,5 @@
+// `ObservationRegistry`: the subscribers of each observed property, notified after a change.
+
 // MARK: - ObservationRegistry
 
 /// The subscribers of one observable object's properties, and the deliveries to them.

@@ -1,3 +1,5 @@
+// `ObservationToken`: a subscription that ends when cancelled or released.
+
 // MARK: - ObservationToken
 
 /// A subscription: it lasts until ``cancel()`` or until the token is released.

@@ -1,3 +1,5 @@
+// The subscribers behind observe, tracking and streams (internal).
+
 // MARK: - ValueSubscriber
 
 /// Delivers the value of an expression after each change of what it reads, newest first: a delivery

@@ -1,3 +1,5 @@
+// `ArrayContributionKey`: a preference that appends every context's elements, in subtree order.
+
 // MARK: - ArrayContributionKey
 
 /// A preference that collects elements from many contexts into one array, in subtree order: Dagger's

@@ -1,3 +1,5 @@
+// `Contributions`: keyed contributions that remember who made each one, so duplicates are reported.
+
 // MARK: - Contributions
 
 /// Keyed contributions from many contexts, in subtree order, each with the context that made it: the

@@ -1,3 +1,5 @@
+// `DictionaryContributionKey`: a preference that collects keyed contributions, reporting duplicates.
+
 // MARK: - DictionaryContributionKey
 
 /// A preference that collects keyed contributions from many contexts into one dictionary: Dagger's

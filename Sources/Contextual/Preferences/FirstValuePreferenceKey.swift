@@ -1,3 +1,5 @@
+// `FirstValuePreferenceKey`: a preference whose reduced value is the first one set.
+
 // MARK: - FirstValuePreferenceKey
 
 /// A preference that reads as the first value set in subtree order: the host's own, else its first

@@ -1,3 +1,5 @@
+// `LastValuePreferenceKey`: a preference whose reduced value is the last one set.
+
 // MARK: - LastValuePreferenceKey
 
 /// A preference that reads as the last value set in subtree order, so the latest registered member

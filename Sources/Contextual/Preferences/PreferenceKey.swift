@@ -1,3 +1,5 @@
+// `PreferenceKey`: a value that flows up from members and is reduced, like SwiftUI's.
+
 // MARK: - PreferenceKey
 
 /// A key for a value that flows up: contexts set it, and an ancestor reads it reduced over its whole

@@ -1,3 +1,5 @@
+// `PreferenceValues`: the preferences a context sets, and their reduction over a subtree.
+
 // MARK: - PreferenceValues
 
 /// The preferences a context contributes, keyed by ``PreferenceKey`` types; extend it with a computed

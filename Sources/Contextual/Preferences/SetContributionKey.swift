@@ -1,3 +1,5 @@
+// `SetContributionKey`: a preference that unites every context's elements.
+
 // MARK: - SetContributionKey
 
 /// A preference that collects elements from many contexts into one set, duplicates merged: Dagger's

@@ -1,3 +1,5 @@
+// `SumPreferenceKey`: a preference whose reduced value is the sum of the values set.
+
 // MARK: - SumPreferenceKey
 
 /// A preference whose contributions add up, e.g. the connections each module needs from a shared pool.

@@ -1,3 +1,5 @@
+// One build in flight, which other resolvers of the same object wait for (internal).
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

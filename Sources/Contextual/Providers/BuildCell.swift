@@ -1,3 +1,5 @@
+// Where a provider keeps what it built, and how one build at a time is run (internal).
+
 import Synchronization
 
 // MARK: - BuildCell
@@ -21,7 +23,7 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     deinit {
         let bits = builtBits.load(ordering: .acquiring)
-        if bits != 0 { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        if bits != 0 { ReferenceWord.release(bits) }
     }
 
     /// The object, if it was built.
@@ -49,7 +51,7 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     private func store(_ value: Value, ending attempt: BuildAttempt) {
         // Only the attempt's builder stores, once: no other writer can race it.
-        builtBits.store(UInt(bitPattern: Unmanaged.passRetained(ValueBox(value)).toOpaque()), ordering: .releasing)
+        builtBits.store(ReferenceWord.retained(ValueBox(value)), ordering: .releasing)
         running.withLock { $0 = nil }
         attempt.finish(nil)
     }

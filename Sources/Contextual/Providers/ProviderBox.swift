@@ -1,3 +1,5 @@
+// A registered provider: its factory, lifetime and registrar, and how it resolves (internal).
+
 // MARK: - ProviderBox
 
 /// The entry of a provider: a factory and its lifetime, stored in a context's table where a value would

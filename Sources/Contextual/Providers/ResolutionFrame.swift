@@ -1,3 +1,5 @@
+// The resolution path of the current task, for cycle detection and messages (internal).
+
 // MARK: - ResolutionFrame
 
 /// One provider being built, linked to the build that asked for it: the resolution path of the running

@@ -1,3 +1,5 @@
+// What a scope owns: the objects it built, in order, for shutdown (internal).
+
 import Synchronization
 
 // MARK: - ScopeStore

@@ -1,3 +1,5 @@
+// `ContextState`: one published, immutable state of a context, and the flattening of its tables.
+
 import Synchronization
 
 // MARK: - ContextState
@@ -33,25 +35,6 @@ final class ContextState: Sendable {
     var flattened: FrozenTable {
         values.flattened(cachedIn: flattenedCache)
     }
-}
-
-// MARK: - ContextTree
-
-/// What all the contexts derived from one root share: a generation counter that moves on every change
-/// anywhere in the tree, and the reclamation domain of their states.
-@usableFromInline
-final class ContextTree: Sendable {
-    @usableFromInline
-    let generation = Atomic<UInt64>(0)
-    @usableFromInline
-    let readers = ReadDomain()
-    /// The subscribers to context entries anywhere in the tree, by entry identity.
-    let observers = ObservationRegistry()
-    /// Moves on every change of membership anywhere in the tree (a member added, removed or ended), for
-    /// the version of a preference read.
-    let membershipVersion = Atomic<UInt64>(0)
-
-    init() {}
 }
 
 // MARK: - Flattening

@@ -1,3 +1,5 @@
+// The process-wide store of key defaults, computed once per key, behind a lock.
+
 import Synchronization
 
 // MARK: - DefaultValueStore
@@ -31,7 +33,7 @@ final class DefaultValueStore: Sendable {
 
     init() {
         let initial = TableBox(.empty)
-        self.current = Atomic(UInt(bitPattern: Unmanaged.passUnretained(initial).toOpaque()))
+        self.current = Atomic(ReferenceWord.unretained(initial))
         self.state = Locked(State(published: [initial]))
     }
 
@@ -48,8 +50,7 @@ final class DefaultValueStore: Sendable {
     func publishedTable() -> FrozenTable {
         let bits = current.load(ordering: .acquiring)
         // Safe: every published table is retained by `state.published` for the store's lifetime.
-        let box = Unmanaged<TableBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-        return box._withUnsafeGuaranteedRef { $0.table }
+        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table }
     }
 
     @usableFromInline
@@ -68,7 +69,7 @@ final class DefaultValueStore: Sendable {
                 let published = TableBox(state.table)
                 state.published.append(published)
                 current.store(
-                    UInt(bitPattern: Unmanaged.passUnretained(published).toOpaque()),
+                    ReferenceWord.unretained(published),
                     ordering: .releasing
                 )
             }
@@ -87,7 +88,7 @@ final class DefaultValueStore: Sendable {
             state.table = state.table.removing(id)
             let published = TableBox(state.table)
             state.published.append(published)
-            current.store(UInt(bitPattern: Unmanaged.passUnretained(published).toOpaque()), ordering: .releasing)
+            current.store(ReferenceWord.unretained(published), ordering: .releasing)
         }
     }
 }

@@ -1,3 +1,5 @@
+// `FrozenTable`: the immutable open-addressing table a context's entries live in.
+
 // MARK: - FrozenTable
 
 /// An immutable map from ``StorageID`` to a boxed value, read without touching a reference count.
@@ -43,7 +45,7 @@ struct FrozenTable: Sendable {
     init<Value>(_ id: StorageID, value box: ValueBox<Value>) {
         self.single = box
         self.singleID = id.raw
-        self.singleBox = UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque())
+        self.singleBox = ReferenceWord.unretained(box)
         self.storage = nil
         self.summary = 1 << 2 | (id.raw & 2)
     }

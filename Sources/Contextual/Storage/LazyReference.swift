@@ -1,3 +1,5 @@
+// `LazyReference`: a reference set at most once and read with one atomic load.
+
 import Synchronization
 
 // MARK: - LazyReference
@@ -18,7 +20,7 @@ struct LazyReference: ~Copyable, Sendable {
     deinit {
         let bits = bits.load(ordering: .acquiring)
         // Releasing needs no type: every stored instance is a native Swift class.
-        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        if bits != 0 { ReferenceWord.release(bits) }
     }
 
     /// Runs `body` on the instance, if set, without retaining it: it lives as long as this reference.
@@ -32,26 +34,26 @@ struct LazyReference: ~Copyable, Sendable {
         let bits = bits.load(ordering: .acquiring)
         if bits == 0 { return nil }
         // Safe: see the precondition.
-        return Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        return ReferenceWord.withInstance(bits, as: Instance.self, body)
     }
 
     /// The instance, if set.
     func load<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
         let bits = bits.load(ordering: .acquiring)
         if bits == 0 { return nil }
-        return Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        return ReferenceWord.instance(bits, as: Instance.self)
     }
 
     /// Sets the instance unless it was set, and returns the instance that is set.
     func storeIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
-        let new = Unmanaged.passRetained(instance)
+        let new = ReferenceWord.retained(instance)
         let (exchanged, current) = bits.compareExchange(
             expected: 0,
-            desired: UInt(bitPattern: new.toOpaque()),
+            desired: new,
             ordering: .acquiringAndReleasing
         )
         if exchanged { return instance }
-        new.release()
-        return Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+        ReferenceWord.release(new)
+        return ReferenceWord.instance(current, as: Instance.self)
     }
 }

@@ -1,3 +1,5 @@
+// `Locked`: a value behind a pthread mutex, which ThreadSanitizer sees.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+// `ReadDomain`: lock-free read sections and the deferred release of replaced states.
+
 import Synchronization
 
 #if canImport(Glibc)

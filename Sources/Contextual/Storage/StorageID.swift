@@ -1,3 +1,5 @@
+// `StorageID`: the identity of an entry (a key, an object type, a container value or a preference).
+
 // MARK: - StorageID
 
 /// The identity under which a context stores one entry: a key type's metadata address, tagged with the

@@ -1,3 +1,5 @@
+// The typed boxes entries are stored in, read back without a dynamic cast.
+
 // MARK: - ContextBox
 
 /// A type-erased, immutable box around one stored entry: a value, or a provider that builds one.
@@ -48,10 +50,10 @@ final class ValueBox<Value: Sendable>: ContextBox {
 @inlinable
 func unboxValue<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value {
     // Safe: see the precondition above.
-    Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)._withUnsafeGuaranteedRef { $0.value }
+    ReferenceWord.withInstance(raw, as: ValueBox<Value>.self) { $0.value }
 }
 
 /// The address of `box` as the tables store it: tagged with 1 in the low bit for a provider.
 func address(of box: any ContextBox) -> UInt {
-    UInt(bitPattern: Unmanaged.passUnretained(box as AnyObject).toOpaque()) | box.addressTag
+    ReferenceWord.unretained(box as AnyObject) | box.addressTag
 }

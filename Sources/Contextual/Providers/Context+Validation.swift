@@ -1,3 +1,5 @@
+// Validation: `validate()` and `prepare()` resolve every provider a context sees and report every problem.
+
 // MARK: - Validation
 
 extension Context {
@@ -48,7 +50,8 @@ extension Context {
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
     nonisolated(nonsending)
-    public func prepare() async throws(ContextError) {
+        public func prepare() async throws(ContextError)
+    {
         let providers = visibleProviders()
         let probe = scope(name: "validation of \(displayName)")
         var problems: [ContextError] = []

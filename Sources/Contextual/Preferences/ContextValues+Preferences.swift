@@ -1,3 +1,5 @@
+// The preferences inside a context's values, for configuring closures and `update`.
+
 // MARK: - Preferences
 
 extension ContextValues {

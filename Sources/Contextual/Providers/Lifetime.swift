@@ -1,3 +1,5 @@
+// `Lifetime`: how long what a provider builds lives (singleton, scoped, transient).
+
 // MARK: - Lifetime
 
 /// How long an object built by a provider lives, and who shares it.

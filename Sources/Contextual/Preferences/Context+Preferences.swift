@@ -1,3 +1,5 @@
+// Preferences and contributions: setting them, reading them reduced over a subtree, observing them.
+
 // MARK: - Preferences
 
 extension Context {

@@ -1,3 +1,5 @@
+// The container values inside a context's values, for configuring closures and `update`.
+
 // MARK: - Container values
 
 extension ContextValues {

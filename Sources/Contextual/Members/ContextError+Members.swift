@@ -1,3 +1,5 @@
+// The errors of members and contributions: not a direct child, already a member, duplicate contributions.
+
 // MARK: - Membership and contribution errors
 
 extension ContextError {

@@ -1,3 +1,5 @@
+// Scopes: making them, running a body in one, shutting them down.
+
 import Synchronization
 
 // MARK: - Scopes

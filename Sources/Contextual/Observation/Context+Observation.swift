@@ -1,3 +1,5 @@
+// Observing context values: `observe` and `changes(of:)` deliver the value a context sees after a change.
+
 // MARK: - Observing context values
 
 extension Context {

@@ -1,3 +1,5 @@
+// The errors of providers: failing factories, cycles, captive dependencies, ended scopes, shutdown.
+
 // MARK: - Provider errors
 
 extension ContextError {

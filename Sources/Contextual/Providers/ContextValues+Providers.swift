@@ -1,3 +1,5 @@
+// Registering providers: factories with a lifetime, under a type or a key path.
+
 // MARK: - Registering providers
 
 extension ContextValues {
@@ -123,8 +125,7 @@ extension ContextValues {
     @inlinable
     func builtSingleton<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value? {
         // Safe: as in `provider(_:as:)`; the box is kept alive by the table these values read.
-        Unmanaged<ProviderBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!)
-            ._withUnsafeGuaranteedRef { $0.builtSingleton }
+        ReferenceWord.withInstance(raw & ~1, as: ProviderBox<Value>.self) { $0.builtSingleton }
     }
 
     /// Whether what `id` gives now is what it will give for as long as these values are read: a value,
@@ -132,7 +133,7 @@ extension ContextValues {
     func isStable(_ id: StorageID) -> Bool {
         let raw = rawBox(id)
         if raw & 1 == 0 { return true }
-        let provider = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!).takeUnretainedValue()
+        let provider = ReferenceWord.instance(raw & ~1, as: AnyObject.self)
         guard let provider = provider as? any AnyProviderBox else { return false }
         return provider.lifetime == .singleton && provider.isBuilt
     }
@@ -147,7 +148,7 @@ extension ContextValues {
     func provider<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> ProviderBox<Value> {
         // Safe: an entry tagged as a provider under an identity derived from `Value` (its object type, or
         // a key whose value type was checked at registration) is a `ProviderBox<Value>`.
-        Unmanaged<ProviderBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: raw & ~1)!).takeUnretainedValue()
+        ReferenceWord.instance(raw & ~1, as: ProviderBox<Value>.self)
     }
 
     /// What is stored under the object identity `id`: nothing, an object, or a provider (retained).

@@ -1,3 +1,5 @@
+// How a tracked preference read is recorded and re-checked after a change in the subtree (internal).
+
 // MARK: - PreferenceAccess
 
 /// A read of a preference reduced over a subtree, as recorded for tracking. What it saw is the trace of

@@ -1,3 +1,5 @@
+// The names a context shows in diagnostics: its chain of names and its depth.
+
 // MARK: - Diagnostics
 
 extension Context {

@@ -1,3 +1,5 @@
+// Members: registering children with their host, listing them, and setting container values.
+
 // MARK: - Members
 
 extension Context {

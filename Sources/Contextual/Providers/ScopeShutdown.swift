@@ -1,3 +1,5 @@
+// `ScopeShutdown`: an object shut down when the scope that built it ends.
+
 // MARK: - ScopeShutdown
 
 /// An object that must be shut down when the context that built it ends: a transaction to roll back, a

@@ -1,3 +1,5 @@
+// `wiringDescription`: the chain of a context and what each context sets, provides and built.
+
 // MARK: - Dump
 
 extension Context: CustomDebugStringConvertible {

@@ -1,3 +1,5 @@
+// `ObservationRegistry.batch`: holding notifications back until a group of writes is done.
+
 // MARK: - Batching
 
 extension ObservationRegistry {

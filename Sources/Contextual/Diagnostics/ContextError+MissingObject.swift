@@ -1,0 +1,27 @@
+// The message of a missing object, shared by `resolve`, `require` and `@Injected`.
+
+// MARK: - The missing-object message
+
+extension ContextError {
+    /// The error for an object nobody provides: the type, every context searched, what needed it, and the fix.
+    @usableFromInline
+    static func missingObject<T>(_ type: T.Type, in context: Context) -> ContextError {
+        let typeName = String(reflecting: type)
+        let chain = context.chainNames
+        let path = chain.map { "'\($0)'" }.joined(separator: " → ")
+        let fix =
+            "provide it with `child(providing:)` on one of these contexts, e.g. `context.child(providing: \(typeName)(…))`, "
+            + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
+            + "`\(typeName)?`"
+        let building = ResolutionFrame.currentLabels
+        let needed = building.isEmpty ? "" : " Needed by: \((building + [typeName]).joined(separator: " → "))."
+        return ContextError(
+            code: .missingObject,
+            requestedType: typeName,
+            searchedContexts: chain,
+            message: "no object of type '\(typeName)' is provided. Searched \(chain.count) "
+                + "context\(chain.count == 1 ? "" : "s"): \(path).\(needed) Fix: \(fix).",
+            resolutionPath: building.isEmpty ? [] : building + [typeName]
+        )
+    }
+}

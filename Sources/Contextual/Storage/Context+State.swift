@@ -1,0 +1,243 @@
+// The state machine behind a context's reads and updates: which values a read sees, and how a new
+// state is published, refreshed and released.
+import Synchronization
+
+// MARK: - Context state
+
+extension Context {
+    /// The tree this context belongs to.
+    @inlinable
+    var tree: ContextTree {
+        // Safe: the root holds the tree for as long as any context of the tree lives (see above).
+        treeReference.takeUnretainedValue()
+    }
+
+    // MARK: - State
+
+    var writeLock: Locked<Int> {
+        if let lock = writeLockStorage.load(as: Locked<Int>.self) { return lock }
+        return writeLockStorage.storeIfNil(Locked(0))
+    }
+
+    /// Whether a read may use `initial` without a read section: no state was published and nothing in
+    /// the tree changed since this context was made.
+    @inlinable
+    var readsInitial: Bool {
+        stateBits.load(ordering: .acquiring) == 0
+            && initialGeneration == tree.generation.load(ordering: .acquiring)
+    }
+
+    /// Runs `body` on this context's current values: `initial` when nothing changed, else the published
+    /// state, inside a read of the tree's domain. `body` must not keep what it is given.
+    @inlinable
+    func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
+        if readsInitial { return chainHasProviders ? body(initial.read(by: self)) : body(initial) }
+        return withPublishedValues(body)
+    }
+
+    @inlinable
+    func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
+        if let read = beginPublishedRead() {
+            defer { tree.readers.leave(read.ticket) }
+            return body(read.values.pointee)
+        }
+        // A provider may build for this context, which the values read must then name: a copy.
+        return body(currentValues())
+    }
+
+    /// This context's current values, as it reads them, in a copy that keeps what it points to alive.
+    @usableFromInline
+    func currentValues() -> ContextValues {
+        readable(snapshot().values)
+    }
+
+    /// `values` as this context reads them: told the reader when a provider may need it.
+    func readable(_ values: ContextValues) -> ContextValues {
+        values.hasProviders ? values.read(by: self) : values
+    }
+
+    /// This context's values as they are now, brought up to date with its ancestors, with what keeps
+    /// them alive; for everything but the hot read path.
+    func snapshot() -> Snapshot {
+        while true {
+            let ticket = tree.readers.enter()
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            var snapshot: Snapshot?
+            if bits == 0 {
+                if initialGeneration == generation {
+                    snapshot = Snapshot(bits: 0, values: initial, generation: generation, state: nil, owner: self)
+                }
+            } else {
+                if ReferenceWord.withInstance(bits, as: ContextState.self, { $0.generation == generation }) {
+                    // Retained inside the read, so the state cannot be released before the caller owns it.
+                    let owned = ReferenceWord.instance(bits, as: ContextState.self)
+                    snapshot = Snapshot(
+                        bits: bits,
+                        values: owned.values,
+                        generation: generation,
+                        state: owned,
+                        owner: self
+                    )
+                }
+            }
+            tree.readers.leave(ticket)
+            if let snapshot { return snapshot }
+            refresh()
+        }
+    }
+
+    /// Everything `initial` holds in one table, for children; merged once.
+    @usableFromInline
+    var initialFlattenedTable: FrozenTable {
+        // The tables passed in place: through `initial.flattened(cachedIn:)`, `initial` would be copied.
+        FrozenTable.flattening(initial.own, over: initial.inherited, cachedIn: initialFlattened)
+    }
+
+    /// Rebuilds this context's state against its parent's current values, after a change in the tree.
+    func refresh() {
+        let retired = writeLock.withLock { writes -> ContextState? in
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let current =
+                bits == 0
+                ? (values: initial, generation: initialGeneration)
+                : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
+            if current.generation == generation { return nil }
+            let inherited = parent?.snapshot().flattened ?? .empty
+            writes += 1
+            return publish(
+                ContextState(
+                    values: ContextValues(own: current.values.own, inherited: inherited),
+                    generation: generation
+                )
+            )
+        }
+        if let retired { tree.readers.retire(retired) }
+    }
+
+    /// Binds the providers registered in `own` to this context, their registrar.
+    func bindProviders(in own: FrozenTable) {
+        for entry in own.entries {
+            if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
+        }
+    }
+
+    /// Installs `state` and returns the published state it replaced (nil when it replaced `initial`,
+    /// which lives as long as the context), with the +1 reference this context held. The caller holds
+    /// `writeLock`.
+    func publish(_ state: ContextState) -> ContextState? {
+        let bits = ReferenceWord.retained(state)
+        let old = stateBits.exchange(bits, ordering: .sequentiallyConsistent)
+        if old == 0 { return nil }
+        return ReferenceWord.takeRetained(old, as: ContextState.self)
+    }
+
+    // MARK: - Making a child
+
+    /// Makes a child of this context, inheriting its current values, configured by `configure`.
+    func makeChild(
+        name: String?,
+        isScope: Bool,
+        _ configure: (inout ContextValues) throws -> Void
+    ) rethrows -> Context {
+        let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+        var values = ContextValues(
+            own: .empty,
+            inherited: readsInitial ? initialFlattenedTable : snapshot().flattened,
+            // Reads in `configure` build a provider's object for this context, when there is a provider
+            // to build (one registered in `configure` itself is not bound yet, and says so when read).
+            origin: chainHasProviders ? self : nil
+        )
+        try configure(&values)
+        return Context(
+            name: name,
+            parent: self,
+            tree: treeReference,
+            treeOwner: nil,
+            values: consume values,
+            generation: generation,
+            isScope: isScope
+        )
+    }
+
+    // MARK: - Reading in place
+
+    /// Enters a read of this context's published state (after a change in its tree), for a read that is
+    /// not tracked and builds no provider: the values to read in place, inside a read section that the
+    /// caller leaves with the ticket. Nil when the read needs a copy of the values instead.
+    @usableFromInline
+    func beginPublishedRead() -> PublishedRead? {
+        while true {
+            let ticket = tree.readers.enter()
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            if bits == 0 {
+                // Reached only by a read that found the tree changed: `initial` is read through a copy.
+                if initialGeneration == generation {
+                    tree.readers.leave(ticket)
+                    return nil
+                }
+            } else {
+                // Alive until the read section is left: a retired state is released only after that.
+                let values = ReferenceWord.withInstance(bits, as: ContextState.self) {
+                    state -> UnsafePointer<ContextValues>? in
+                    state.generation == generation ? UnsafePointer(state.valuesAddress) : nil
+                }
+                if let values {
+                    // A provider builds for the reading context, which a copy of the values must name.
+                    if !values.pointee.hasProviders { return PublishedRead(values: values, ticket: ticket) }
+                    tree.readers.leave(ticket)
+                    return nil
+                }
+            }
+            tree.readers.leave(ticket)
+            refresh()
+        }
+    }
+
+    // MARK: - Teardown
+
+    /// Releases the +1 reference `bits` holds on a parent. When it is the parent's last, the parent's own
+    /// parent is retained first, so that the parent's deinit only drops a shared reference: a chain of
+    /// any depth is released in this loop, one context at a time, instead of one deinit inside another.
+    static func releaseParent(_ bits: UInt) {
+        var link = bits
+        while link != 0 {
+            var parent = ReferenceWord.takeRetained(link, as: Context.self)
+            guard isKnownUniquelyReferenced(&parent) else { return }
+            link = parent.parentBits
+            if link != 0 { ReferenceWord.retain(link) }
+        }
+    }
+}
+
+// MARK: - Snapshot
+
+/// A context's values at one moment, with the references that keep them valid.
+@usableFromInline
+struct Snapshot {
+    /// The state word they were read under (0 for the context's initial values).
+    let bits: UInt
+    let values: ContextValues
+    let generation: UInt64
+    /// The published state they belong to, or nil for the initial values.
+    let state: ContextState?
+    /// The context, which keeps its initial values alive.
+    let owner: Context
+
+    /// Everything these values hold in one table, for children.
+    @usableFromInline
+    var flattened: FrozenTable { state?.flattened ?? owner.initialFlattenedTable }
+}
+
+// MARK: - PublishedRead
+
+/// A read of a published state in place: its values, valid until the read section is left with `ticket`.
+@usableFromInline
+struct PublishedRead {
+    @usableFromInline
+    let values: UnsafePointer<ContextValues>
+    @usableFromInline
+    let ticket: ReadDomain.Ticket
+}
