@@ -4,7 +4,7 @@ import Peers
 // Every scenario of `Peers`, for every system, measured by package-benchmark: wall time, allocations and
 // (where the machine supports it) instructions. Each iteration runs the work 1,000 times (`.kilo`), so
 // `mallocCountTotal` reads as allocations per 1,000 operations; set-up runs before the measurement starts. CI checks that count against the stored
-// thresholds in `Thresholds/` (`swift package benchmark thresholds check --metric mallocCountTotal`).
+// thresholds in `Thresholds/swift-MAJOR.MINOR/`, one folder per toolchain (see `.ci/run`).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, .instructions, .throughput],
@@ -19,12 +19,27 @@ let benchmarks: @Sendable () -> Void = {
         ]
     )
     for scenario in allScenarios {
-        // No spaces in names: package-benchmark 1.38.1 writes thresholds under the name with spaces turned
-        // into `_`, but reads them back under the name as given, so a name with a space is never checked.
-        Benchmark(String(scenario.name.map { $0 == " " ? "_" : $0 })) { benchmark in
+        Benchmark(thresholdName(of: scenario.name)) { benchmark in
             let run = scenario.prepare()
             benchmark.startMeasurement()
             run(benchmark.scaledIterations.count)
         }
     }
+}
+
+/// The scenario's name in ASCII letters, digits and `_` only ("@Injected by type, root · Contextual" is
+/// `Injected_by_type_root_Contextual`), which names its thresholds file. package-benchmark 1.38.1 writes
+/// thresholds under a name with spaces turned into `_` but reads them back under the name as given, so a
+/// name with a space would never be checked; punctuation made file names that shells and CI mangle.
+func thresholdName(of name: String) -> String {
+    var result = ""
+    for character in name {
+        if character.isASCII && (character.isLetter || character.isNumber) {
+            result.append(character)
+        } else if !result.isEmpty && result.last != "_" {
+            result.append("_")
+        }
+    }
+    while result.last == "_" { result.removeLast() }
+    return result
 }
