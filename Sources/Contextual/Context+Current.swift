@@ -30,6 +30,9 @@ extension Context {
     /// ```swift
     /// let service = request.run { UserService() }
     /// ```
+    ///
+    /// - Parameter body: The work to run with this context as ``current``.
+    /// - Returns: What `body` returned.
     @discardableResult
     public func run<Result>(_ body: () throws -> Result) rethrows -> Result {
         try Context.$current.withValue(self, operation: body)

@@ -35,7 +35,7 @@ public final class Context: Sendable {
     /// The context this one was derived from, or `nil` for a root.
     ///
     /// ```swift
-    /// app.child { _ in }.parent === app  // true
+    /// app.child().parent === app  // true
     /// ```
     public var parent: Context? {
         // Safe: this context holds a reference to its parent for as long as it lives.
@@ -69,7 +69,7 @@ public final class Context: Sendable {
     ///
     /// ```swift
     /// app.scope(name: "request").isScope  // true
-    /// app.child { _ in }.isScope          // false
+    /// app.child().isScope          // false
     /// ```
     public let isScope: Bool
 

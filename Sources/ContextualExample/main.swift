@@ -72,7 +72,7 @@ let responses = try await withThrowingTaskGroup(of: Response.self) { group in
 }
 reloads.cancel()
 
-// A request's wiring, as `dump()` shows it.
+// A request's wiring, as `wiringDescription` shows it.
 let sample = app.scope(name: "req-sample") { $0.requestID = "req-sample" }
 _ = try sample.require(Transaction.self)
 let dump = sample.wiringDescription

@@ -22,7 +22,7 @@ extension Context {
     /// How many ancestors this context has: 0 for a root.
     ///
     /// ```swift
-    /// app.child { _ in }.depth  // 1
+    /// app.child().depth  // 1
     /// ```
     public var depth: Int {
         var depth = 0

@@ -4,7 +4,7 @@
 
 /// The values a context declares about itself for its host, keyed by ``ContainerValueKey`` types.
 ///
-/// Set them in the member's configuring closure, or later with ``Context/containerValue(_:_:)``; read them
+/// Set them in the member's configuring closure, or later with ``Context/setContainerValue(_:_:)``; read them
 /// from the host, through ``ContextMember/containerValues``:
 ///
 /// ```swift

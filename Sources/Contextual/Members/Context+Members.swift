@@ -29,10 +29,11 @@ extension Context {
     }
 
     /// Makes a child context that sets nothing and registers it as a member of this one; set its
-    /// container values and preferences later, e.g. with ``containerValue(_:_:)``.
+    /// container values and preferences later, e.g. with ``setContainerValue(_:_:)``.
     ///
     /// ```swift
-    /// let billing = host.member(name: "billing").containerValue(\.displayName, "Billing")
+    /// let billing = host.member(name: "billing")
+    /// billing.setContainerValue(\.displayName, "Billing")
     /// ```
     public func member(name: String? = nil, ownership: MemberOwnership = .weak) -> Context {
         member(name: name, ownership: ownership) { _ in }
@@ -112,7 +113,7 @@ extension Context {
     ///
     /// ```swift
     /// host.member(name: "billing").isMember  // true
-    /// host.child { _ in }.isMember            // false
+    /// host.child().isMember            // false
     /// ```
     public var isMember: Bool {
         membershipIfMade?.isMember.load(ordering: .acquiring) ?? false

@@ -14,6 +14,11 @@ extension Context {
     ///
     /// The handler runs after the change is stored, synchronously on the updating thread, outside every
     /// lock. The token holds this context weakly: observing never keeps a context alive.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to observe, as a property of ``ContextValues``.
+    ///   - handler: Called with the value this context sees, after each change of it.
+    /// - Returns: A token; cancelling or releasing it ends the observation.
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<ContextValues, Value> & Sendable,
         _ handler: @escaping @Sendable (Value) -> Void
@@ -28,6 +33,11 @@ extension Context {
     /// ```swift
     /// let token = request.observe(ConnectionPool.self) { pool in healthCheck.watch(pool) }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the object to observe.
+    ///   - handler: Called with the object this context resolves (or `nil`) after a different one is set.
+    /// - Returns: A token; cancelling or releasing it ends the observation.
     public func observe<Object: Sendable>(
         _ type: Object.Type,
         _ handler: @escaping @Sendable (Object?) -> Void

@@ -14,6 +14,11 @@ extension Context {
     ///
     /// Only members take part: a child that is not registered as a member contributes nothing. Inside
     /// ``ObservationRegistry/withTracking(_:onChange:)`` the read is tracked like a context value.
+    ///
+    /// - Parameter keyPath: The preference to read, as a property of ``PreferenceValues``.
+    /// - Returns: The reduced value.
+    /// - Complexity: O(*m*) for the *m* contexts of this context's subtree of members: a reduction walks the
+    ///   subtree, taking each host's member list under a short lock. Not a hot-path read.
     public func preference<Value>(_ keyPath: KeyPath<PreferenceValues, Value>) -> Value {
         PreferenceValues(reducingOver: self)[keyPath: keyPath]
     }

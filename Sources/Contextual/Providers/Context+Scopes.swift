@@ -18,6 +18,12 @@ extension Context {
     /// registered its provider, with no scope in between, belongs to that context's child on the way:
     /// so `app.child { … }` per request works too, and a context derived from the request (to change its
     /// logger, say) shares the request's object.
+    ///
+    /// - Parameters:
+    ///   - name: A name for diagnostics.
+    ///   - configure: Sets the scope's overrides; reads inside it see this context's values.
+    /// - Returns: The new scope; end it with ``shutdown()``.
+    /// - Complexity: O(1) plus the cost of `configure`, as ``child(name:_:)``.
     public func scope(
         name: String? = nil,
         _ configure: (inout ContextValues) throws -> Void
@@ -30,6 +36,9 @@ extension Context {
     /// ```swift
     /// let job = app.scope(name: "nightly job")
     /// ```
+    ///
+    /// - Parameter name: A name for diagnostics.
+    /// - Returns: The new scope; end it with ``shutdown()``.
     public func scope(name: String? = nil) -> Context {
         makeChild(name: name, isScope: true) { _ in }
     }
@@ -42,6 +51,12 @@ extension Context {
     /// }
     /// ```
     ///
+    /// - Parameters:
+    ///   - isolation: The actor `body` runs on: the caller's, by default.
+    ///   - name: A name for diagnostics.
+    ///   - configure: Sets the scope's overrides.
+    ///   - body: The work to do in the scope, which is shut down when it returns or throws.
+    /// - Returns: What `body` returned.
     /// - Throws: What `body` threw; else a ``ContextError/Code/shutdownFailed`` error if objects failed to
     ///   shut down. When both failed, the shutdown error, with `body`'s error first in its
     ///   ``ContextError/underlyingErrors``, so that nothing is lost.

@@ -19,6 +19,9 @@ extension Context {
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
+    ///
+    /// - Complexity: O(*p*) factory runs for the *p* providers this context sees, plus what those factories
+    ///   cost; singletons built here are kept, so a second validation builds nothing new.
     public func validate() throws(ContextError) {
         let providers = visibleProviders()
         let probe = scope(name: "validation of \(displayName)")
@@ -49,6 +52,8 @@ extension Context {
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
+    ///
+    /// - Complexity: as ``validate()``, plus shutting the throwaway scope down.
     nonisolated(nonsending)
         public func prepare() async throws(ContextError)
     {

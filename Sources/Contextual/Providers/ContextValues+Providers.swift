@@ -11,7 +11,7 @@ extension ContextValues {
     ///     $0.config = Config(databaseURL: "postgres://localhost/app")
     ///     $0.provide(Database.self, lifetime: .singleton) { ctx in try Database(url: ctx[\.config].databaseURL) }
     /// }
-    /// let db = try app.child { _ in }.require(Database.self)  // built once, from `app`'s config
+    /// let db = try app.child().require(Database.self)  // built once, from `app`'s config
     /// ```
     ///
     /// The factory receives the context to resolve its own dependencies from: the registering context
@@ -23,6 +23,12 @@ extension ContextValues {
     ///
     /// Resolving it inside the closure that registers it, before the context exists, is an error of any
     /// lifetime (``ContextError/Code/providerUnavailable``); a parent's providers can be read there.
+    ///
+    /// - Parameters:
+    ///   - type: The type the object is resolved by.
+    ///   - lifetime: How long what the factory builds lives (see ``Lifetime``).
+    ///   - factory: Builds the object from the context given (the registrar for a singleton, the scope for
+    ///     a scoped object, the asking context for a transient one).
     public mutating func provide<Object: Sendable>(
         _ type: Object.Type,
         lifetime: Lifetime,
@@ -44,6 +50,11 @@ extension ContextValues {
     /// }
     /// let pool = try await app.prepare(ConnectionPool.self)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type the object is resolved by.
+    ///   - lifetime: How long what the factory builds lives (see ``Lifetime``).
+    ///   - factory: Builds the object, awaiting what it needs; run once per lifetime, outside every lock.
     @_disfavoredOverload
     public mutating func provide<Object: Sendable>(
         _ type: Object.Type,
@@ -67,6 +78,10 @@ extension ContextValues {
     /// A read through a key path cannot throw, so a failing factory stops the process with a message
     /// that names it; read with ``Context/require(_:)-(KeyPath<ContextValues,Value>)`` to get the error.
     ///
+    /// - Parameters:
+    ///   - keyPath: The value the factory provides, as a property of ``ContextValues``.
+    ///   - lifetime: How long what the factory builds lives (see ``Lifetime``).
+    ///   - factory: Builds the value from the context given, as for an object provider.
     /// - Precondition: `keyPath`'s getter reads exactly one ``ContextKey`` and returns its value, as
     ///   the `EnvironmentKey` pattern's accessors do.
     public mutating func provide<Value: Sendable>(
