@@ -15,6 +15,33 @@ struct ContextChainTests {
         #expect(child[\.verbosity] == 2)
     }
 
+    @Test("child(name:) without a closure derives a named child that overrides nothing")
+    func childWithoutClosure() {
+        let app = Context(name: "app") { $0.verbosity = 3 }
+        let request = app.child(name: "request")
+        let unnamed = app.child()
+        #expect(request.name == "request")
+        #expect(request.parent === app)
+        #expect(request[\.verbosity] == 3)
+        #expect(unnamed.name == nil)
+        #expect(unnamed.parent === app)
+        #expect(request !== app && unnamed !== request)
+    }
+
+    @Test("Mutations change the receiver and derive nothing; derivations return a new child")
+    func mutationsAndDerivations() {
+        let host = Context(name: "host")
+        let member = host.member(name: "billing")
+        member.setContainerValue(\.displayName, "Billing")
+        member.setPreference(\.routes, ["/invoices"])
+        member.contribute(\.routes, "/refunds")
+        #expect(host.members.map(\.containerValues.displayName) == ["Billing"])
+        #expect(host.preference(\.routes) == ["/invoices", "/refunds"])
+        let transformed = host.child(transforming: \.verbosity) { $0 += 1 }
+        #expect(transformed.parent === host)
+        #expect(transformed[\.verbosity] == host[\.verbosity] + 1)
+    }
+
     @Test("An override affects its context and descendants, never the parent nor a sibling")
     func overrideStaysInSubtree() {
         let app = Context(name: "app") { $0.requestID = "app" }
