@@ -24,7 +24,7 @@ extension Context {
                 return initial.read(by: self)[keyPath: keyPath]
             }
             if let read = beginPublishedRead() {
-                let value = read.values.pointee[keyPath: keyPath]
+                let value = read[keyPath]
                 tree.readers.leave(read.ticket)
                 return value
             }

@@ -31,7 +31,7 @@ final class ScopeStore: Sendable {
             let id = ObjectIdentifier(provider)
             if let entry = state.cells[id] {
                 // Safe: the cell was stored under this provider's identity, which fixes `Value`.
-                return unsafeDowncast(entry.cell, to: BuildCell<Value>.self)
+                return ReferenceWord.downcast(entry.cell, to: BuildCell<Value>.self)
             }
             let cell = BuildCell<Value>()
             state.cells[id] = (provider, cell)

@@ -240,4 +240,10 @@ struct PublishedRead {
     let values: UnsafePointer<ContextValues>
     @usableFromInline
     let ticket: ReadDomain.Ticket
+
+    /// The value at `keyPath` of the values read, applied in place (the values are not copied).
+    @inlinable @inline(__always)
+    subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
+        values.pointee[keyPath: keyPath]
+    }
 }

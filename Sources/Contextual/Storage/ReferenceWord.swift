@@ -73,6 +73,14 @@ enum ReferenceWord {
         _ = unmanaged(word, as: AnyObject.self).retain()
     }
 
+    /// `object` as an `Instance`, without the dynamic check of `as!`.
+    ///
+    /// - Precondition: `object` is an `Instance`; the caller knows it from where it stored it.
+    @inlinable
+    static func downcast<Instance: AnyObject>(_ object: AnyObject, to type: Instance.Type) -> Instance {
+        unsafeDowncast(object, to: type)
+    }
+
     /// Drops the +1 reference `word` holds, if it is not 0. Needs no type: every instance stored in a word
     /// is a native Swift class.
     @inlinable

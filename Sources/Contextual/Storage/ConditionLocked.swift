@@ -1,0 +1,75 @@
+// `ConditionLocked`: a value behind a pthread mutex with a condition, for threads that wait for it to change.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - ConditionLocked
+
+/// A value behind a `pthread_mutex_t`, with a `pthread_cond_t` on which threads wait for it to change.
+/// A pthread mutex rather than `Synchronization.Mutex`, for ThreadSanitizer (see ``Locked``).
+///
+/// ```swift
+/// let done = ConditionLocked<Bool>(false)
+/// done.withLockBroadcasting { $0 = true }     // on one thread
+/// done.wait { $0 ? () : nil }                 // on another: returns once it is true
+/// ```
+///
+/// `@unchecked Sendable`: the class owns its mutex and condition, and `state` is only touched while
+/// holding the mutex.
+final class ConditionLocked<State>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var state: State
+
+    init(_ state: State) {
+        self.state = state
+        mutex.initialize(to: pthread_mutex_t())
+        condition.initialize(to: pthread_cond_t())
+        let mutexResult = pthread_mutex_init(mutex, nil)
+        precondition(mutexResult == 0, "pthread_mutex_init failed with \(mutexResult)")
+        let conditionResult = pthread_cond_init(condition, nil)
+        precondition(conditionResult == 0, "pthread_cond_init failed with \(conditionResult)")
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deinitialize(count: 1)
+        mutex.deinitialize(count: 1)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the state. `body` must not call back into this lock.
+    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+
+    /// Runs `body` with exclusive access to the state, then wakes every thread in ``wait(until:)``.
+    func withLockBroadcasting<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
+
+    /// Blocks the calling thread until `ready` returns a result for the state, and returns it. `ready`
+    /// runs under the lock, first at once, then after each ``withLockBroadcasting(_:)``.
+    func wait<Result>(until ready: (inout State) -> Result?) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            if let result = ready(&state) { return result }
+            pthread_cond_wait(condition, mutex)
+        }
+    }
+}
