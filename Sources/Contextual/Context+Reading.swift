@@ -65,7 +65,7 @@ extension Context {
     /// ```
     ///
     /// - Parameter key: The key type.
-    /// - Complexity: O(1), as ``subscript(keyPath:)``.
+    /// - Complexity: O(1), as ``subscript(_:)-(KeyPath<ContextValues,Value>)``.
     @inlinable
     public subscript<Key: ContextKey>(key: Key.Type) -> Key.Value {
         if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0[key] } }
@@ -118,7 +118,7 @@ extension Context {
     ///
     /// - Parameter type: The type the object is provided under.
     /// - Returns: The object, or `nil` when no context in the chain provides one.
-    /// - Complexity: O(1), as ``resolve(_:)-(T.Type)``.
+    /// - Complexity: O(1), as ``resolve(_:)->T``.
     @inlinable
     public func resolve<T: Sendable>(_ type: T.Type) -> T? {
         do {
@@ -134,8 +134,9 @@ extension Context {
     /// ```swift
     /// do {
     ///     let db = try request.require(Database.self)
-    /// } catch let error as ContextError where error.code == .missingObject {
-    ///     print(error)  // names the type, the contexts searched and the fix
+    /// } catch {
+    ///     // `error` is a ContextError: `require` throws nothing else.
+    ///     if error.code == .missingObject { print(error) }  // names the type, the contexts searched, the fix
     /// }
     /// ```
     ///
@@ -145,7 +146,7 @@ extension Context {
     ///
     /// - Parameter type: The type the object is provided under.
     /// - Returns: The object.
-    /// - Complexity: O(1), as ``resolve(_:)-(T.Type)``.
+    /// - Complexity: O(1), as ``resolve(_:)->T``.
     @inlinable
     public func require<T: Sendable>(_ type: T.Type) throws(ContextError) -> T {
         if let object = try lookupObject(type) { return object }
@@ -163,7 +164,7 @@ extension Context {
     /// every provider). They are not async overloads of ``require(_:)-(T.Type)`` and ``validate()``,
     /// because Swift does not pick an async overload under `await` in a program's top-level code
     /// (`main.swift`): it calls the synchronous one, which would fail with
-    /// ``ContextError/Code/asyncProvider``. Once prepared, ``require(_:)-(T.Type)``, ``resolve(_:)-(T.Type)``
+    /// ``ContextError/Code/asyncProvider``. Once prepared, ``require(_:)-(T.Type)``, ``resolve(_:)->T``
     /// and `@Injected` return the object synchronously. It does not leave the caller's executor unless the
     /// factory it awaits does.
     ///

@@ -25,7 +25,7 @@ import Synchronization
 /// does not allocate, and its cost does not depend on how deep the context is. Values can be replaced
 /// later with ``update(_:)``.
 public final class Context: Sendable {
-    /// The name shown in diagnostics, such as the message of a failed ``resolve(_:)-(T.Type)``.
+    /// The name shown in diagnostics, such as the message of a failed ``resolve(_:)->T``.
     ///
     /// ```swift
     /// Context(name: "app").name  // "app"

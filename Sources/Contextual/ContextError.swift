@@ -44,7 +44,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// No context in the chain provides an object of the requested type.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .missingObject { … }
+        /// catch { if error.code == .missingObject { … } }
         /// ```
         public static let missingObject = Code(.missingObject)
 
@@ -52,7 +52,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// cached: the next resolve calls the factory again.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .factoryFailed { print(error.underlyingErrors) }
+        /// catch { if error.code == .factoryFailed { print(error.underlyingErrors) } }
         /// ```
         public static let factoryFailed = Code(.factoryFailed)
 
@@ -60,7 +60,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// `["A", "B", "A"]`.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .cycle { print(error.resolutionPath) }
+        /// catch { if error.code == .cycle { print(error.resolutionPath) } }
         /// ```
         public static let cycle = Code(.cycle)
 
@@ -68,7 +68,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// singleton (a captive dependency, as .NET's `ValidateScopes` reports it).
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .captiveDependency { … }
+        /// catch { if error.code == .captiveDependency { … } }
         /// ```
         public static let captiveDependency = Code(.captiveDependency)
 
@@ -76,14 +76,14 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// scope: resolve it from a child or a ``Context/scope(name:_:)``.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .noScope { … }
+        /// catch { if error.code == .noScope { … } }
         /// ```
         public static let noScope = Code(.noScope)
 
         /// An object was resolved from (or would be built by) a context that has been shut down.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .scopeEnded { … }
+        /// catch { if error.code == .scopeEnded { … } }
         /// ```
         public static let scopeEnded = Code(.scopeEnded)
 
@@ -91,7 +91,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// ``Context/prepare(_:)``.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .asyncProvider { … }
+        /// catch { if error.code == .asyncProvider { … } }
         /// ```
         public static let asyncProvider = Code(.asyncProvider)
 
@@ -99,21 +99,21 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// exists.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .providerUnavailable { … }
+        /// catch { if error.code == .providerUnavailable { … } }
         /// ```
         public static let providerUnavailable = Code(.providerUnavailable)
 
         /// ``Context/validate()`` found problems; ``ContextError/underlyingErrors`` lists each one.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .validationFailed { print(error) }
+        /// catch { if error.code == .validationFailed { print(error) } }
         /// ```
         public static let validationFailed = Code(.validationFailed)
 
         /// Objects failed to shut down; ``ContextError/underlyingErrors`` holds what each one threw.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .shutdownFailed { print(error) }
+        /// catch { if error.code == .shutdownFailed { print(error) } }
         /// ```
         public static let shutdownFailed = Code(.shutdownFailed)
 
@@ -121,14 +121,14 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// direct children only.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .notADirectChild { print(error) }
+        /// catch { if error.code == .notADirectChild { print(error) } }
         /// ```
         public static let notADirectChild = Code(.notADirectChild)
 
         /// A context was registered as a member of its parent twice.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .alreadyAMember { print(error) }
+        /// catch { if error.code == .alreadyAMember { print(error) } }
         /// ```
         public static let alreadyAMember = Code(.alreadyAMember)
 
@@ -136,7 +136,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// contributors.
         ///
         /// ```swift
-        /// catch let error as ContextError where error.code == .duplicateContribution { print(error) }
+        /// catch { if error.code == .duplicateContribution { print(error) } }
         /// ```
         public static let duplicateContribution = Code(.duplicateContribution)
 

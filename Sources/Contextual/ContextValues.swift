@@ -105,7 +105,7 @@ public struct ContextValues: Sendable {
     // MARK: - Objects
 
     /// Stores `object` under its own type (or under `type`, e.g. a protocol it conforms to), for
-    /// ``Context/resolve(_:)-(T.Type)`` and `@Injected(T.self)`.
+    /// ``Context/resolve(_:)->T`` and `@Injected(T.self)`.
     ///
     /// ```swift
     /// let app = Context { $0.provide(Database(url: url)) }

@@ -5,7 +5,7 @@
 /// An object that must be shut down when the context that built it ends: a transaction to roll back, a
 /// pool to drain, a file to flush.
 ///
-/// When a scope ends (``Context/shutdown()`` or ``Context/withScope(name:_:body:)``), every object
+/// When a scope ends (``Context/shutdown()`` or ``Context/withScope(isolation:name:_:body:)``), every object
 /// that it built through a ``Lifetime/scoped`` or ``Lifetime/singleton`` provider and that adopts this
 /// protocol is shut down, in reverse order of creation (an object after those it was built from).
 ///
