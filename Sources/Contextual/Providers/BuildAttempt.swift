@@ -5,26 +5,24 @@
 /// One run of a provider's factory, which other resolvers of the same provider wait for: synchronously
 /// (a condition variable) or asynchronously (continuations). It ends once, with success or the error
 /// that every waiter of this attempt receives; a later resolve makes a new attempt.
-final class BuildAttempt: Sendable {
+///
+/// It is its own ``ConditionLocked`` state: the outcome and the tasks waiting for it.
+///
+/// `@unchecked Sendable`: it owns its lock (as a ``ConditionLocked``), which guards its only mutable
+/// state; `builder` is a constant.
+final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendable {
     /// The frame of the build, for cycle detection across tasks.
     let builder: ResolutionFrame
     var label: String { builder.label }
 
-    /// The outcome (nil while running; then `.some(nil)` for success or `.some(error)`), and the tasks
-    /// waiting for it.
-    private let state = ConditionLocked<
-        (outcome: ContextError??, waiters: [CheckedContinuation<ContextError?, Never>])
-    >(
-        (nil, [])
-    )
-
     init(builder: ResolutionFrame) {
         self.builder = builder
+        super.init(BuildAttemptState())
     }
 
     /// Ends the attempt and wakes every waiter, outside the lock.
     func finish(_ error: ContextError?) {
-        let resumed = state.withLockBroadcasting { state in
+        let resumed = withLockBroadcasting { state in
             state.outcome = .some(error)
             defer { state.waiters = [] }
             return state.waiters
@@ -34,13 +32,13 @@ final class BuildAttempt: Sendable {
 
     /// Blocks the calling thread until the attempt ends; returns its error, if it failed.
     func wait() -> ContextError? {
-        state.wait { $0.outcome }
+        wait { $0.outcome }
     }
 
     /// Suspends until the attempt ends; returns its error, if it failed.
     func waitAsync() async -> ContextError? {
         await withCheckedContinuation { (continuation: CheckedContinuation<ContextError?, Never>) in
-            let outcome = state.withLock { state -> ContextError?? in
+            let outcome = withLock { state -> ContextError?? in
                 if let outcome = state.outcome { return outcome }
                 state.waiters.append(continuation)
                 return nil
@@ -48,4 +46,13 @@ final class BuildAttempt: Sendable {
             if let outcome { continuation.resume(returning: outcome) }
         }
     }
+}
+
+// MARK: - BuildAttemptState
+
+/// What a ``BuildAttempt`` guards with its lock.
+struct BuildAttemptState {
+    /// nil while running; then `.some(nil)` for success or `.some(error)`.
+    var outcome: ContextError?? = nil
+    var waiters: [CheckedContinuation<ContextError?, Never>] = []
 }

@@ -19,9 +19,12 @@ import Darwin
 /// done.wait { $0 ? () : nil }                 // on another: returns once it is true
 /// ```
 ///
+/// Not final, so that a class that waits on its own state (``BuildAttempt``) can be one, and cost one
+/// allocation less than holding one.
+///
 /// `@unchecked Sendable`: the class owns its mutex and condition, and `state` is only touched while
 /// holding the mutex.
-final class ConditionLocked<State>: @unchecked Sendable {
+class ConditionLocked<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
