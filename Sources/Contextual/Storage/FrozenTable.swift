@@ -162,11 +162,23 @@ struct FrozenTable: Sendable {
 
     /// The identities of the entries that differ between `self` and `earlier`: set to another box, added
     /// or removed.
+    /// An entry whose new box holds the same value as the old one (the same object, or an equal
+    /// `Equatable` value) has not changed: observers are told about what they would see change only.
     func changedIDs(from earlier: FrozenTable) -> [UInt] {
         var changed: [UInt] = []
-        for entry in entries where earlier.rawBox(entry.id) != rawBox(entry.id) { changed.append(entry.id.raw) }
+        for entry in entries where earlier.rawBox(entry.id) != rawBox(entry.id) {
+            if let old = earlier.box(entry.id), entry.box.holdsSameValue(as: old) { continue }
+            changed.append(entry.id.raw)
+        }
         for entry in earlier.entries where rawBox(entry.id) == 0 { changed.append(entry.id.raw) }
         return changed
+    }
+
+    /// This table with the entries of `overrides` set over its own.
+    func overlaid(with overrides: FrozenTable) -> FrozenTable {
+        var table = self
+        for entry in overrides.entries { table = table.setting(entry.id, to: entry.box) }
+        return table
     }
 
     /// A new table holding the entries of `base` overlaid with those of `overrides`.

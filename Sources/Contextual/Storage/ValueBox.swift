@@ -16,6 +16,14 @@ protocol ContextBox: AnyObject, Sendable {
     var addressTag: UInt { get }
     /// What this entry is, for ``Context/wiringDescription``: e.g. `value of type Config`.
     var entryDescription: String { get }
+    /// Whether this box holds what `other` holds: the same box, the same object, or an equal
+    /// `Equatable` value. Replacing one by the other is no change for observers.
+    func holdsSameValue(as other: any ContextBox) -> Bool
+}
+
+extension ContextBox {
+    @usableFromInline
+    func holdsSameValue(as other: any ContextBox) -> Bool { other === self }
 }
 
 // MARK: - ValueBox
@@ -39,6 +47,50 @@ final class ValueBox<Value: Sendable>: ContextBox {
 
     @usableFromInline
     var entryDescription: String { "value of type \(Value.self)" }
+
+    @usableFromInline
+    func holdsSameValue(as other: any ContextBox) -> Bool {
+        if other === self { return true }
+        guard let other = other as? ValueBox<Value> else { return false }
+        return isSameValue(value, other.value)
+    }
+}
+
+// MARK: - Comparing values
+
+/// Whether `first` and `second` are the same: the same object for class instances (an object changes
+/// only when a different one is set, whatever its `==` says), else equal when the type is `Equatable`;
+/// optionals compare what they wrap. Other values (closures, say) are never the same.
+func isSameValue(_ first: Any, _ second: Any) -> Bool {
+    if let first = first as? any OptionalValue, let second = second as? any OptionalValue {
+        switch (first.wrappedAny, second.wrappedAny) {
+        case (nil, nil): return true
+        case (let first?, let second?): return isSameValue(first, second)
+        default: return false
+        }
+    }
+    if type(of: first) is AnyClass {
+        return type(of: second) is AnyClass && (first as AnyObject) === (second as AnyObject)
+    }
+    guard let equatable = first as? any Equatable else { return false }
+    return equatable.isEqual(to: second)
+}
+
+/// An optional, seen through `Any`.
+protocol OptionalValue {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedAny: Any? { map { $0 as Any } }
+}
+
+extension Equatable {
+    /// Whether `other` is a `Self` equal to this value.
+    fileprivate func isEqual(to other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
+    }
 }
 
 // MARK: - Reading a box
