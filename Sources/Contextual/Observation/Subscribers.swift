@@ -2,17 +2,35 @@
 
 // MARK: - ValueSubscriber
 
-/// Delivers the value of an expression after each change of what it reads, newest first: a delivery
-/// is skipped when a later one already went out (or when nothing it reads changed version).
+/// Delivers the value of an expression after each change of what it reads, newest last: a value is
+/// accepted only when it is newer than the last one accepted, and accepted values are delivered one at a
+/// time, in the order they were accepted.
+///
+/// Writers racing on what it reads each evaluate the expression on their own thread; the first to
+/// accept a value becomes the subscriber's deliverer and keeps delivering the newest accepted value
+/// until none is pending. A writer that accepts while another thread delivers leaves its value to that
+/// thread (the newest pending value replaces an older one that was not delivered yet), so handlers run
+/// outside every lock, never concurrently, never with an older value after a newer one, and the final
+/// value always arrives.
 final class ValueSubscriber<Value: Sendable>: Subscriber {
     private let evaluate: @Sendable () -> Value?
     private let handler: @Sendable (Value) -> Void
     private let onEnd: @Sendable () -> Void
-    /// The last delivery's version and what it read (kept alive, so that identities stay unique).
-    private let state:
-        Locked<
-            (delivered: UInt64, identity: [UInt], read: [any TrackedAccess], tokens: [ObservationToken], ended: Bool)
-        >
+    private let state: Locked<State>
+
+    private struct State {
+        /// The version of the last value accepted, and what it read (kept alive, so that identities stay
+        /// unique).
+        var accepted: UInt64
+        var identity: [UInt]
+        var read: [any TrackedAccess]
+        var tokens: [ObservationToken] = []
+        var ended = false
+        /// The newest accepted value not delivered yet.
+        var pending: Value?
+        /// Whether a thread is delivering: it delivers `pending` before it stops.
+        var delivering = false
+    }
 
     init(
         evaluate: @escaping @Sendable () -> Value?,
@@ -23,7 +41,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         self.evaluate = evaluate
         self.handler = handler
         self.onEnd = onEnd
-        self.state = Locked((accesses.totalVersion, accesses.identity, accesses, [], false))
+        self.state = Locked(State(accepted: accesses.totalVersion, identity: accesses.identity, read: accesses))
     }
 
     func attach(_ tokens: [ObservationToken]) {
@@ -37,7 +55,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     func changed() {
         guard let sources = state.withLock({ $0.ended ? nil : $0.read }) else { return }
         // Re-evaluated without recording: what it reads was fixed when the subscription was made. The
-        // sources' versions are read before and after, so that the delivered version matches the value.
+        // sources' versions are read before and after, so that the accepted version matches the value.
         var value: Value?
         var version: UInt64
         repeat {
@@ -51,17 +69,36 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         // elsewhere in its tree, or behind an override.
         let refreshed = sources.contains(where: \.isContext) ? sources.map { $0.refreshed() } : nil
         let identity = refreshed?.identity ?? []
-        let isNewer = state.withLock { state in
-            guard !state.ended, version > state.delivered else { return false }
+        let deliverer = state.withLock { state -> Bool in
+            guard !state.ended, version > state.accepted else { return false }
             if let refreshed {
                 guard identity != state.identity else { return false }
                 state.identity = identity
                 state.read = refreshed
             }
-            state.delivered = version
+            state.accepted = version
+            state.pending = value
+            if state.delivering { return false }
+            state.delivering = true
             return true
         }
-        if isNewer { handler(value) }
+        if deliverer { deliverPending() }
+    }
+
+    /// Delivers the pending value until none is left; only the thread that set `delivering` runs it.
+    private func deliverPending() {
+        while true {
+            let next = state.withLock { state -> Value? in
+                guard !state.ended, let pending = state.pending else {
+                    state.delivering = false
+                    return nil
+                }
+                state.pending = nil
+                return pending
+            }
+            guard let next else { return }
+            handler(next)
+        }
     }
 
     func end() {
