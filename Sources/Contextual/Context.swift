@@ -85,6 +85,10 @@ public final class Context: Sendable {
     /// Its members and whether it is one (a ``Membership``); made on first use.
     let membershipStorage = LazyReference()
 
+    /// Whether a subscription was ever made through this context: its deinit then ends them, so that
+    /// what observed or tracked a context that went away is not kept until the key changes.
+    let isObserved = Atomic<Bool>(false)
+
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
     @usableFromInline
@@ -98,6 +102,10 @@ public final class Context: Sendable {
     /// then ancestor. It guards a count of the states published, which nothing reads: a zero-sized
     /// `Locked<Void>` made ThreadSanitizer report the lock's own accesses as races.
     let writeLockStorage = LazyReference()
+
+    /// The transforms of a context made with ``child(transforming:name:_:)`` (a ``ValueTransforms``),
+    /// applied again to what it inherits each time its state is rebuilt; unset for other contexts.
+    let transformsStorage = LazyReference()
 
     // MARK: - Making contexts
 
@@ -171,6 +179,7 @@ public final class Context: Sendable {
         // No reader can be inside: each holds a strong reference to this context.
         let bits = stateBits.load(ordering: .acquiring)
         if bits != 0 { ReferenceWord.release(bits) }
+        if isObserved.load(ordering: .relaxed) { tree.observers.endSubscriptions(of: ObjectIdentifier(self)) }
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
         Context.releaseParent(parentBits)
@@ -234,6 +243,7 @@ public final class Context: Sendable {
             var after = before.values.read(by: self)
             try body(&after)
             if after.own.isIdentical(to: before.values.own) { return }
+            stopTransforms(overriddenIn: after.own, before: before.values.own)
             let published = writeLock.withLock { writes -> (retired: ContextState?, done: Bool) in
                 guard stateBits.load(ordering: .sequentiallyConsistent) == before.bits,
                     before.generation == tree.generation.load(ordering: .sequentiallyConsistent)

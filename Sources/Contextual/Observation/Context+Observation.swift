@@ -92,7 +92,8 @@ struct ContextAccess: TrackedAccess {
 
     func subscribe(_ subscriber: any Subscriber) -> (token: ObservationToken, changedSinceRead: Bool) {
         guard let context else { return (ObservationToken {}, false) }
-        let token = context.tree.observers.add(subscriber, to: entries.map(\.id.raw))
+        context.isObserved.store(true, ordering: .relaxed)
+        let token = context.tree.observers.add(subscriber, to: entries.map(\.id.raw), owner: ObjectIdentifier(context))
         return (token, !isCurrent)
     }
 

@@ -19,6 +19,9 @@ public final class ObservationRegistry: Sendable {
     /// Subscribers by the source they watch: a property storage's address, or a context entry's identity.
     private let subscribers = Locked<[UInt: [UInt64: any Subscriber]]>([:])
     private let nextID = Locked<UInt64>(0)
+    /// The subscriptions made through a context, by the context's identity: dropped with the context
+    /// (``endSubscriptions(of:)``), so that tracking a context that goes away leaves nothing behind.
+    private let owned = Locked<[ObjectIdentifier: [UInt64: [UInt]]]>([:])
 
     /// Makes an empty registry.
     ///
@@ -37,8 +40,9 @@ public final class ObservationRegistry: Sendable {
 
     // MARK: - Subscribing
 
-    /// Adds `subscriber` to the properties whose storages are `sources`; the token removes it.
-    func add(_ subscriber: any Subscriber, to sources: [UInt]) -> ObservationToken {
+    /// Adds `subscriber` to the properties whose storages are `sources`; the token removes it. A
+    /// subscription made through a context names it as `owner`: it ends when that context goes.
+    func add(_ subscriber: any Subscriber, to sources: [UInt], owner: ObjectIdentifier? = nil) -> ObservationToken {
         let id = nextID.withLock { next in
             next += 1
             return next
@@ -46,12 +50,19 @@ public final class ObservationRegistry: Sendable {
         subscribers.withLock { subscribers in
             for source in sources { subscribers[source, default: [:]][id] = subscriber }
         }
+        if let owner { owned.withLock { $0[owner, default: [:]][id] = sources } }
         return ObservationToken { [weak self] in
-            self?.remove(id, from: sources)
+            self?.remove(id, from: sources, owner: owner)
         }
     }
 
-    private func remove(_ id: UInt64, from sources: [UInt]) {
+    private func remove(_ id: UInt64, from sources: [UInt], owner: ObjectIdentifier?) {
+        if let owner {
+            owned.withLock { owned in
+                owned[owner]?[id] = nil
+                if owned[owner]?.isEmpty == true { owned[owner] = nil }
+            }
+        }
         subscribers.withLock { subscribers in
             for source in sources {
                 subscribers[source]?[id] = nil
@@ -82,6 +93,24 @@ public final class ObservationRegistry: Sendable {
             return
         }
         for target in targets { target.changed() }
+    }
+
+    /// Ends the subscriptions made through the context `owner`, which is going away: their subscribers
+    /// are removed and told that they ended (outside every lock).
+    func endSubscriptions(of owner: ObjectIdentifier) {
+        guard let subscriptions = owned.withLock({ $0.removeValue(forKey: owner) }) else { return }
+        let ended = subscribers.withLock { subscribers -> [any Subscriber] in
+            var ended: [any Subscriber] = []
+            for (id, sources) in subscriptions {
+                for source in sources {
+                    if let subscriber = subscribers[source]?.removeValue(forKey: id) { ended.append(subscriber) }
+                    if subscribers[source]?.isEmpty == true { subscribers[source] = nil }
+                }
+            }
+            return ended
+        }
+        var seen = Set<ObjectIdentifier>()
+        for subscriber in ended where seen.insert(ObjectIdentifier(subscriber)).inserted { subscriber.end() }
     }
 
     /// How many subscriptions watch anything in this registry; for tests and diagnostics.

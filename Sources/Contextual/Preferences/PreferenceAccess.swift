@@ -41,7 +41,12 @@ struct PreferenceAccess: TrackedAccess {
 
     func subscribe(_ subscriber: any Subscriber) -> (token: ObservationToken, changedSinceRead: Bool) {
         guard let context else { return (ObservationToken {}, false) }
-        let token = context.tree.observers.add(subscriber, to: [preference, Membership.source])
+        context.isObserved.store(true, ordering: .relaxed)
+        let token = context.tree.observers.add(
+            subscriber,
+            to: [preference, Membership.source],
+            owner: ObjectIdentifier(context)
+        )
         return (token, !isCurrent)
     }
 
