@@ -37,11 +37,20 @@ extension Context {
     ///   - transform: Changes the inherited value in place.
     /// - Returns: The new child.
     public func child<Value>(
-        transforming keyPath: WritableKeyPath<ContextValues, Value>,
+        transforming keyPath: WritableKeyPath<ContextValues, Value> & Sendable,
         name: String? = nil,
-        _ transform: (inout Value) throws -> Void
-    ) rethrows -> Context {
-        try child(name: name) { try transform(&$0[keyPath: keyPath]) }
+        _ transform: @escaping @Sendable (inout Value) -> Void
+    ) -> Context {
+        let transform = ValueTransform { inherited in
+            var value = inherited[keyPath: keyPath]
+            transform(&value)
+            var values = inherited
+            values[keyPath: keyPath] = value
+            return values.own
+        }
+        return makeChild(name: name, isScope: false, transforms: [transform]) { values in
+            values.own = transform.entries(over: values.inherited, origin: values.origin)
+        }
     }
 
     /// Derives a child context that provides `object` under its own type (or under `type`), like

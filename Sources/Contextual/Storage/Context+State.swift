@@ -94,8 +94,20 @@ extension Context {
         FrozenTable.flattening(initial.own, over: initial.inherited, cachedIn: initialFlattened)
     }
 
+    /// The transforms this context applies to what it inherits (empty for most contexts).
+    var transforms: [ValueTransform] { transformsStorage.load(as: ValueTransforms.self)?.all ?? [] }
+
+    /// Stops the transforms whose entries an update set itself (`own` differs from `before` there).
+    func stopTransforms(overriddenIn own: FrozenTable, before: FrozenTable) {
+        for transform in transforms where transform.isActive {
+            if transform.ids.contains(where: { own.rawBox($0) != before.rawBox($0) }) { transform.deactivate() }
+        }
+    }
+
     /// Rebuilds this context's state against its parent's current values, after a change in the tree.
     func refresh() {
+        let transforms = transforms.filter(\.isActive)
+        if !transforms.isEmpty { return refresh(applying: transforms) }
         let retired = writeLock.withLock { writes -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
@@ -112,6 +124,29 @@ extension Context {
                     generation: generation
                 )
             )
+        }
+        if let retired { tree.readers.retire(retired) }
+    }
+
+    /// ``refresh()`` for a context with transforms: the inherited values and the transformed entries are
+    /// computed first, outside every lock (a transform is user code), then published unless a newer
+    /// state was published meanwhile.
+    private func refresh(applying transforms: [ValueTransform]) {
+        let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+        let inherited = parent?.snapshot().flattened ?? .empty
+        let origin = inherited.hasProviders || chainHasProviders ? self : nil
+        let transformed = transforms.map { $0.entries(over: inherited, origin: origin) }
+        let retired = writeLock.withLock { writes -> ContextState? in
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let current =
+                bits == 0
+                ? (values: initial, generation: initialGeneration)
+                : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
+            if current.generation >= generation { return nil }
+            var own = current.values.own
+            for entries in transformed { own = own.overlaid(with: entries) }
+            writes += 1
+            return publish(ContextState(values: ContextValues(own: own, inherited: inherited), generation: generation))
         }
         if let retired { tree.readers.retire(retired) }
     }
@@ -139,6 +174,7 @@ extension Context {
     func makeChild(
         name: String?,
         isScope: Bool,
+        transforms: [ValueTransform] = [],
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
@@ -150,7 +186,7 @@ extension Context {
             origin: chainHasProviders ? self : nil
         )
         try configure(&values)
-        return Context(
+        let child = Context(
             name: name,
             parent: self,
             tree: treeReference,
@@ -159,6 +195,8 @@ extension Context {
             generation: generation,
             isScope: isScope
         )
+        if !transforms.isEmpty { _ = child.transformsStorage.storeIfNil(ValueTransforms(transforms)) }
+        return child
     }
 
     // MARK: - Reading in place
