@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+@testable import Contextual
+
+// Issue 12's observation points: what the docs promise about notifications, held under misuse and races.
+
+@Suite("Observation promises under races and misuse")
+struct ObservationPromiseTests {
+    @Test("Setting the same object again, by key path or by type, notifies nobody")
+    func sameObjectNotifiesNobody() {
+        let library = Library()
+        let app = Context(name: "app") {
+            $0.library = library
+            $0.provide(library)
+        }
+        let byKeyPath = Collector<Library?>()
+        let byType = Collector<Library?>()
+        let tokens = [
+            app.observe(\.library) { byKeyPath.append($0) },
+            app.observe(Library.self) { byType.append($0) },
+        ]
+        app.update { $0.library = library }
+        app.update { $0.provide(library) }
+        #expect(byKeyPath.count == 0)
+        #expect(byType.count == 0)
+
+        let other = Library()
+        app.update { $0.library = other }
+        app.update { $0.provide(other) }
+        #expect(byKeyPath.all.map { $0 === other } == [true])
+        #expect(byType.all.map { $0 === other } == [true])
+        _ = tokens
+    }
+
+    @Test("Writing an equal Equatable value to a key notifies nobody; a different one notifies")
+    func equalValueNotifiesNobody() {
+        let app = Context(name: "app") { $0.verbosity = 5 }
+        let request = app.child(name: "request")
+        let seen = Collector<Int>()
+        let token = request.observe(\.verbosity) { seen.append($0) }
+        app.update { $0.verbosity = 5 }
+        #expect(seen.count == 0)
+        app.update { $0.verbosity = 6 }
+        #expect(seen.all == [6])
+        token.cancel()
+    }
+
+    @Test("Concurrent updates reach every observer newest last, and the final value always arrives")
+    func newestLastUnderConcurrentUpdates() {
+        // Five rounds: a single round catches an out-of-order delivery about half the time.
+        for _ in 0..<5 {
+            let app = Context(name: "app") { $0.verbosity = 0 }
+            let children = (0..<8).map { index in app.child(name: "child \(index)") }
+            let seen = (0..<8).map { _ in Collector<Int>() }
+            let tokens = zip(children, seen).map { child, collector in
+                child.observe(\.verbosity) { collector.append($0) }
+            }
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0..<500 { app.update { $0.verbosity += 1 } }
+            }
+            for collector in seen {
+                let values = collector.all
+                #expect(firstInversion(in: values) == nil, "a handler got an older value after a newer one")
+                #expect(values.last == 2_000)
+            }
+            _ = tokens
+        }
+    }
+
+    @Test("@Observed under racing writers delivers the final value last")
+    func observedFinalValueArrivesLast() {
+        for _ in 0..<5 {
+            let library = Library()
+            let seen = Collector<String>()
+            let token = library.observe(\.name) { seen.append($0) }
+            DispatchQueue.concurrentPerform(iterations: 4) { writer in
+                for index in 0..<500 { library.name = "\(writer)-\(index)" }
+            }
+            #expect(seen.all.last == library.name)
+            token.cancel()
+        }
+    }
+
+    @Test("Tracking contexts that are then dropped leaves no subscription behind")
+    func trackingDroppedContextsLeavesNothing() {
+        let app = Context(name: "app") { $0.requestID = "app" }
+        for index in 0..<10_000 {
+            let request = app.child(name: "request \(index)") { $0.verbosity = index }
+            ObservationRegistry.withTracking {
+                _ = request[\.requestID]
+                _ = request[\.verbosity]
+            } onChange: {
+            }
+        }
+        #expect(app.tree.observers.subscriptionCount == 0)
+
+        // A context that lives keeps its subscription until it fires.
+        let fired = Counter()
+        ObservationRegistry.withTracking {
+            _ = app[\.requestID]
+        } onChange: {
+            fired.increment()
+        }
+        #expect(app.tree.observers.subscriptionCount == 1)
+        app.update { $0.requestID = "changed" }
+        #expect(fired.count == 1)
+        #expect(app.tree.observers.subscriptionCount == 0)
+    }
+
+    @Test("Observing a context that goes away ends the observation and finishes its stream")
+    func observingDroppedContextEnds() async {
+        let app = Context(name: "app")
+        var request: Context? = app.child(name: "request") { $0.verbosity = 1 }
+        let stream = request!.changes(of: \.verbosity)
+        request = nil
+        var received: [Int] = []
+        for await value in stream { received.append(value) }  // finishes: the context is gone
+        #expect(received == [1])
+        #expect(app.tree.observers.subscriptionCount == 0)
+    }
+
+    @Test("child(transforming:) applies to whatever flows from above, and its observers are notified")
+    func transformFollowsUpstream() {
+        let root = Context(name: "root") { $0.tags = ["v1"] }
+        let audited = root.child(transforming: \.tags) { $0.append("audit") }
+        let below = audited.child(name: "below")
+        #expect(audited[\.tags] == ["v1", "audit"])
+        let seen = Collector<[String]>()
+        let token = audited.observe(\.tags) { seen.append($0) }
+
+        root.update { $0.tags = ["v2"] }
+        #expect(audited[\.tags] == ["v2", "audit"])
+        #expect(below[\.tags] == ["v2", "audit"])
+        #expect(seen.all == [["v2", "audit"]])
+        #expect(root[\.tags] == ["v2"])
+
+        // A value the transformed context sets itself wins from then on.
+        audited.update { $0.tags = ["own"] }
+        root.update { $0.tags = ["v3"] }
+        #expect(audited[\.tags] == ["own"])
+        token.cancel()
+    }
+
+    @Test("A transform whose inherited value an intermediate context overrides follows that override")
+    func transformFollowsNearestOverride() {
+        let root = Context(name: "root") { $0.verbosity = 1 }
+        let middle = root.child(name: "middle")
+        let doubled = middle.child(transforming: \.verbosity) { $0 *= 10 }
+        middle.update { $0.verbosity = 2 }
+        #expect(doubled[\.verbosity] == 20)
+        root.update { $0.verbosity = 3 }  // shielded by middle's override
+        #expect(doubled[\.verbosity] == 20)
+        middle.update { $0.removeValue(for: VerbosityKey.self) }
+        #expect(doubled[\.verbosity] == 30)
+    }
+}
+
+/// The first value delivered after a newer one, with the newer one, if any.
+private func firstInversion(in values: [Int]) -> (older: Int, after: Int)? {
+    for (earlier, later) in zip(values, values.dropFirst()) where later < earlier { return (later, earlier) }
+    return nil
+}
