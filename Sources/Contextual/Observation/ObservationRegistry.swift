@@ -17,11 +17,18 @@
 /// ```
 public final class ObservationRegistry: Sendable {
     /// Subscribers by the source they watch: a property storage's address, or a context entry's identity.
-    private let subscribers = Locked<[UInt: [UInt64: any Subscriber]]>([:])
+    private let state = Locked(State())
     private let nextID = Locked<UInt64>(0)
-    /// The subscriptions made through a context, by the context's identity: dropped with the context
-    /// (``endSubscriptions(of:)``), so that tracking a context that goes away leaves nothing behind.
-    private let owned = Locked<[ObjectIdentifier: [UInt64: [UInt]]]>([:])
+
+    /// Behind one lock (a lock costs two allocations, and every tree makes a registry).
+    private struct State {
+        /// Subscribers by the source they watch: a property storage's address, or a context entry's
+        /// identity.
+        var subscribers: [UInt: [UInt64: any Subscriber]] = [:]
+        /// The subscriptions made through a context, by the context's identity: dropped with the context
+        /// (``endSubscriptions(of:)``), so that tracking a context that goes away leaves nothing behind.
+        var owned: [ObjectIdentifier: [UInt64: [UInt]]] = [:]
+    }
 
     /// Makes an empty registry.
     ///
@@ -31,9 +38,9 @@ public final class ObservationRegistry: Sendable {
     public init() {}
 
     deinit {
-        let all = subscribers.withLock { subscribers in
-            defer { subscribers = [:] }
-            return subscribers.values.flatMap(\.values)
+        let all = state.withLock { state in
+            defer { state = State() }
+            return state.subscribers.values.flatMap(\.values)
         }
         for subscriber in all { subscriber.end() }
     }
@@ -47,26 +54,24 @@ public final class ObservationRegistry: Sendable {
             next += 1
             return next
         }
-        subscribers.withLock { subscribers in
-            for source in sources { subscribers[source, default: [:]][id] = subscriber }
+        state.withLock { state in
+            for source in sources { state.subscribers[source, default: [:]][id] = subscriber }
+            if let owner { state.owned[owner, default: [:]][id] = sources }
         }
-        if let owner { owned.withLock { $0[owner, default: [:]][id] = sources } }
         return ObservationToken { [weak self] in
             self?.remove(id, from: sources, owner: owner)
         }
     }
 
     private func remove(_ id: UInt64, from sources: [UInt], owner: ObjectIdentifier?) {
-        if let owner {
-            owned.withLock { owned in
-                owned[owner]?[id] = nil
-                if owned[owner]?.isEmpty == true { owned[owner] = nil }
+        state.withLock { state in
+            if let owner {
+                state.owned[owner]?[id] = nil
+                if state.owned[owner]?.isEmpty == true { state.owned[owner] = nil }
             }
-        }
-        subscribers.withLock { subscribers in
             for source in sources {
-                subscribers[source]?[id] = nil
-                if subscribers[source]?.isEmpty == true { subscribers[source] = nil }
+                state.subscribers[source]?[id] = nil
+                if state.subscribers[source]?.isEmpty == true { state.subscribers[source] = nil }
             }
         }
     }
@@ -76,11 +81,11 @@ public final class ObservationRegistry: Sendable {
     /// Tells the subscribers of `sources` that they changed (each subscriber once); called after the new
     /// values are stored.
     func didChange(_ sources: some Sequence<UInt>) {
-        let targets = subscribers.withLock { subscribers in
+        let targets = state.withLock { state in
             var seen = Set<ObjectIdentifier>()
             var targets: [any Subscriber] = []
             for source in sources {
-                for subscriber in subscribers[source]?.values ?? [:].values
+                for subscriber in state.subscribers[source]?.values ?? [:].values
                 where seen.insert(ObjectIdentifier(subscriber)).inserted {
                     targets.append(subscriber)
                 }
@@ -98,13 +103,13 @@ public final class ObservationRegistry: Sendable {
     /// Ends the subscriptions made through the context `owner`, which is going away: their subscribers
     /// are removed and told that they ended (outside every lock).
     func endSubscriptions(of owner: ObjectIdentifier) {
-        guard let subscriptions = owned.withLock({ $0.removeValue(forKey: owner) }) else { return }
-        let ended = subscribers.withLock { subscribers -> [any Subscriber] in
+        let ended = state.withLock { state -> [any Subscriber] in
+            guard let subscriptions = state.owned.removeValue(forKey: owner) else { return [] }
             var ended: [any Subscriber] = []
             for (id, sources) in subscriptions {
                 for source in sources {
-                    if let subscriber = subscribers[source]?.removeValue(forKey: id) { ended.append(subscriber) }
-                    if subscribers[source]?.isEmpty == true { subscribers[source] = nil }
+                    if let subscriber = state.subscribers[source]?.removeValue(forKey: id) { ended.append(subscriber) }
+                    if state.subscribers[source]?.isEmpty == true { state.subscribers[source] = nil }
                 }
             }
             return ended
@@ -115,7 +120,7 @@ public final class ObservationRegistry: Sendable {
 
     /// How many subscriptions watch anything in this registry; for tests and diagnostics.
     var subscriptionCount: Int {
-        subscribers.withLock { Set($0.values.flatMap(\.keys)).count }
+        state.withLock { Set($0.subscribers.values.flatMap(\.keys)).count }
     }
 }
 
