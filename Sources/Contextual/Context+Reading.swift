@@ -113,7 +113,9 @@ extension Context {
     /// let cache: Cache? = request.resolve(Cache.self)
     /// ```
     ///
-    /// Only absence gives `nil`: a provider that fails (its factory throws, a cycle) stops the process
+    /// Absence gives `nil`, and so does an object that a scope which was shut down would own (where
+    /// ``require(_:)-(T.Type)`` throws ``ContextError/Code/scopeEnded``): this form never stops the
+    /// process for a scope's end. A provider that fails (its factory throws, a cycle) stops the process
     /// with its message, as the hard form does. Use ``require(_:)-(T.Type)`` to handle those.
     ///
     /// - Parameter type: The type the object is provided under.
@@ -124,6 +126,8 @@ extension Context {
         do {
             return try lookupObject(type)
         } catch {
+            // What a scope that was shut down would own is unavailable, not a failure.
+            if error.code == .scopeEnded { return nil }
             failHard(error)
         }
     }
@@ -171,15 +175,24 @@ extension Context {
     /// - Parameter type: The type to resolve.
     /// - Returns: The object, built now if its provider has not built it yet.
     /// - Throws: ``ContextError``, as ``require(_:)-(T.Type)`` does, except that a provider with an async
-    ///   factory does not fail with ``ContextError/Code/asyncProvider`` here.
+    ///   factory does not fail with ``ContextError/Code/asyncProvider`` here; `CancellationError` when
+    ///   the task is cancelled while it waits for another task's build of the object (it stops waiting at
+    ///   once; the build goes on for the others). When the task that builds is cancelled instead, the
+    ///   tasks that wait for it build again rather than fail. A wait longer than
+    ///   ``ContextValues/buildWaitLimit`` fails with ``ContextError/Code/buildTimedOut``.
     @discardableResult
     nonisolated(nonsending)
-        public func prepare<T: Sendable>(_ type: T.Type) async throws(ContextError) -> T
+        public func prepare<T: Sendable>(_ type: T.Type) async throws -> T
     {
-        switch try objectEntry(type) {
-        case .missing: throw ContextError.missingObject(type, in: self)
-        case .object(let object): return object
-        case .provider(let provider): return try await provider.resolveAsync(from: self)
+        do throws(ContextError) {
+            switch try objectEntry(type) {
+            case .missing: throw ContextError.missingObject(type, in: self)
+            case .object(let object): return object
+            case .provider(let provider): return try await provider.resolveAsync(from: self)
+            }
+        } catch {
+            if error.code == .cancelled { throw CancellationError() }
+            throw error
         }
     }
 
@@ -225,7 +238,6 @@ extension Context {
 
     /// What this context holds under `type`, tracked when a recorder is active.
     func objectEntry<T: Sendable>(_ type: T.Type) throws(ContextError) -> ObjectEntry<T> {
-        if isEnded { throw ContextError.scopeEnded(String(describing: type), ended: self, asker: self) }
         let id = StorageID(object: type)
         if let recorder = ObservationRecorder.active { return trackedRead(recorder) { $0.objectEntry(id, as: type) } }
         return withValues { $0.objectEntry(id, as: type) }

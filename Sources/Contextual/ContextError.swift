@@ -33,6 +33,8 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case notADirectChild
             case alreadyAMember
             case duplicateContribution
+            case buildTimedOut
+            case cancelled
         }
 
         private let kind: Kind
@@ -139,6 +141,25 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch { if error.code == .duplicateContribution { print(error) } }
         /// ```
         public static let duplicateContribution = Code(.duplicateContribution)
+
+        /// A build was waited for longer than the limit of ``ContextValues/buildWaitLimit`` (30 seconds
+        /// unless set): a resolve waiting for another task's build of the same object, or a scope's
+        /// shutdown waiting for a build it owns. The message names the build, how long it ran, and who
+        /// waited. A build that never ends (a circle closed through a detached task, a factory that
+        /// hangs) is reported this way instead of hanging.
+        ///
+        /// ```swift
+        /// catch { if error.code == .buildTimedOut { print(error) } }
+        /// ```
+        public static let buildTimedOut = Code(.buildTimedOut)
+
+        /// The task waiting for another task's build was cancelled. ``Context/prepare(_:)`` throws a
+        /// `CancellationError` instead; synchronous resolves never see this code.
+        ///
+        /// ```swift
+        /// catch { if error.code == .cancelled { return } }
+        /// ```
+        public static let cancelled = Code(.cancelled)
 
         /// The code's name.
         ///

@@ -134,6 +134,12 @@ public struct ContextValues: Sendable {
     /// ```
     @inlinable
     public func object<Object: Sendable>(_ type: Object.Type) -> Object? {
+        object(type, endedScopeGivesNil: false)
+    }
+
+    /// ``object(_:)``, or nil when a scope that was shut down would own the object (the optional forms).
+    @inlinable
+    func object<Object: Sendable>(_ type: Object.Type, endedScopeGivesNil: Bool) -> Object? {
         let id = StorageID(object: type)
         let raw = rawBox(id)
         if let recorder = ObservationRecorder.active {
@@ -141,6 +147,6 @@ public struct ContextValues: Sendable {
         }
         if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: Object.self) }
         if let built = builtSingleton(raw, as: Object.self) { return built }
-        return providedObject(raw, as: type)
+        return providedObject(raw, as: type, endedScopeGivesNil: endedScopeGivesNil)
     }
 }

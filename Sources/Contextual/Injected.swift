@@ -74,7 +74,7 @@ public struct Injected<Value: Sendable>: Sendable {
     public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
     where Value == Object? {
         self.context = context
-        self.evaluate = { .some($0.object(type)) }
+        self.evaluate = { .some($0.object(type, endedScopeGivesNil: true)) }
     }
 
     /// The value, read from ``context`` now.

@@ -20,31 +20,68 @@ final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendabl
         super.init(BuildAttemptState())
     }
 
+    /// How a wait for the attempt ended.
+    enum WaitResult {
+        /// The attempt ended, with its error if it failed.
+        case finished(ContextError?)
+        /// The wait gave up at its limit; the attempt still runs.
+        case timedOut
+        /// The waiting task was cancelled; the attempt still runs.
+        case cancelled
+    }
+
     /// Ends the attempt and wakes every waiter, outside the lock.
     func finish(_ error: ContextError?) {
         let resumed = withLockBroadcasting { state in
             state.outcome = .some(error)
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
-        for waiter in resumed { waiter.resume(returning: error) }
+        for waiter in resumed { waiter.resume(returning: .finished(error)) }
     }
 
-    /// Blocks the calling thread until the attempt ends; returns its error, if it failed.
-    func wait() -> ContextError? {
-        wait { $0.outcome }
+    /// Blocks the calling thread until the attempt ends, at most `limit`.
+    func wait(atMost limit: Duration) -> WaitResult {
+        wait(until: { $0.outcome.map(WaitResult.finished) }, atMost: limit) ?? .timedOut
     }
 
-    /// Suspends until the attempt ends; returns its error, if it failed.
-    func waitAsync() async -> ContextError? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<ContextError?, Never>) in
-            let outcome = withLock { state -> ContextError?? in
-                if let outcome = state.outcome { return outcome }
-                state.waiters.append(continuation)
+    /// Suspends until the attempt ends, at most `limit`; a cancelled task stops waiting at once.
+    func waitAsync(atMost limit: Duration) async -> WaitResult {
+        let id = withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { self?.stopWaiting(id, with: .timedOut) }
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WaitResult, Never>) in
+                let outcome = withLock { state -> WaitResult? in
+                    if let outcome = state.outcome { return .finished(outcome) }
+                    if state.stopped.remove(id) != nil { return .cancelled }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            stopWaiting(id, with: .cancelled)
+        }
+    }
+
+    /// Resumes the waiter `id` with `result`, if it still waits; marks it stopped if it has not started.
+    private func stopWaiting(_ id: UInt64, with result: WaitResult) {
+        let waiter = withLock { state -> CheckedContinuation<WaitResult, Never>? in
+            if state.outcome != nil { return nil }
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                state.stopped.insert(id)
                 return nil
             }
-            if let outcome { continuation.resume(returning: outcome) }
+            return waiter
         }
+        waiter?.resume(returning: result)
     }
 }
 
@@ -54,5 +91,9 @@ final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendabl
 struct BuildAttemptState {
     /// nil while running; then `.some(nil)` for success or `.some(error)`.
     var outcome: ContextError?? = nil
-    var waiters: [CheckedContinuation<ContextError?, Never>] = []
+    /// The tasks waiting, by an identity of their wait.
+    var waiters: [UInt64: CheckedContinuation<BuildAttempt.WaitResult, Never>] = [:]
+    var nextWaiter: UInt64 = 0
+    /// Waits stopped (cancelled, timed out) before they suspended.
+    var stopped: Set<UInt64> = []
 }

@@ -65,8 +65,12 @@ final class BuildCell<Value: Sendable>: Sendable {
     // MARK: - Building
 
     /// The object, built by `build` (running in `frame`) if this is the first resolve; waits for a
-    /// build in flight.
-    func value(frame: ResolutionFrame, build: () throws(ContextError) -> Value) throws(ContextError) -> Value {
+    /// build in flight, at most the `asker`'s ``ContextValues/buildWaitLimit``.
+    func value(
+        frame: ResolutionFrame,
+        asker: Context,
+        build: () throws(ContextError) -> Value
+    ) throws(ContextError) -> Value {
         while true {
             switch nextStep(frame: frame) {
             case .built:
@@ -81,17 +85,24 @@ final class BuildCell<Value: Sendable>: Sendable {
                 }
             case .wait(let attempt):
                 try ResolutionFrame.block(on: attempt)
-                let error = attempt.wait()
+                let limit = asker[\.buildWaitLimit]
+                let result = attempt.wait(atMost: limit)
                 ResolutionFrame.unblock()
-                if let error { throw error }
+                try settle(result, of: attempt, limit: limit, asker: asker)
             }
         }
     }
 
     /// The object, built by the asynchronous `build` if this is the first resolve; suspends (without
-    /// blocking a thread) while a build is in flight.
+    /// blocking a thread) while a build is in flight, at most the `asker`'s
+    /// ``ContextValues/buildWaitLimit``, and stops waiting at once when its task is cancelled.
+    ///
+    /// A build whose own task was cancelled ends its attempt as cancelled: the waiters that were not
+    /// cancelled build again (one of them does, the others wait for it) instead of failing, and nothing
+    /// is cached.
     func value(
         frame: ResolutionFrame,
+        asker: Context,
         build: () async throws(ContextError) -> Value
     ) async throws(ContextError) -> Value {
         while true {
@@ -108,10 +119,36 @@ final class BuildCell<Value: Sendable>: Sendable {
                 }
             case .wait(let attempt):
                 try ResolutionFrame.block(on: attempt)
-                let error = await attempt.waitAsync()
+                let limit = asker[\.buildWaitLimit]
+                let result = await attempt.waitAsync(atMost: limit)
                 ResolutionFrame.unblock()
-                if let error { throw error }
+                if case .cancelled = result { throw ContextError.cancelled(attempt.label, asker: asker) }
+                try settle(result, of: attempt, limit: limit, asker: asker)
             }
+        }
+    }
+
+    /// What a waiter does once its wait for `attempt` ended: nothing (the attempt built, or its builder
+    /// was cancelled: the caller's loop resolves again), or throw.
+    private func settle(
+        _ result: BuildAttempt.WaitResult,
+        of attempt: BuildAttempt,
+        limit: Duration,
+        asker: Context
+    ) throws(ContextError) {
+        switch result {
+        case .finished(let error):
+            // A build cancelled by its own task's cancellation is no failure of the object.
+            if let error, error.code != .cancelled { throw error }
+        case .timedOut:
+            throw ContextError.buildTimedOut(
+                attempt.label,
+                waited: limit,
+                builder: attempt.builder.path.reversed().map { "'\($0.label)'" }.joined(separator: " → "),
+                asker: asker
+            )
+        case .cancelled:
+            throw ContextError.cancelled(attempt.label, asker: asker)
         }
     }
 }

@@ -100,18 +100,36 @@ extension Context {
     /// try await request.shutdown()
     /// ```
     ///
-    /// Every object is shut down even when one throws. After it, resolving an object from this context
-    /// fails with ``ContextError/Code/scopeEnded``, and so does resolving, from anywhere, an object this
-    /// context would build; values and objects given to it directly stay readable. End a scope's
-    /// children before the scope: singletons it registered stay readable to them, shut down. A member
-    /// leaves its host's ``members`` (and its preferences leave the host's reductions) as it ends.
+    /// What it shuts down: the scoped objects built for it, the singletons it registered, and the
+    /// transient objects built for it (resolved from it or from a context below it with no scope in
+    /// between), that adopt ``ScopeShutdown``, in reverse order of creation. Builds it owns that are
+    /// running when it is called are waited for (up to ``ContextValues/buildWaitLimit``) and shut down
+    /// with the rest: the resolvers of those builds get ``ContextError/Code/scopeEnded``, so no object
+    /// escapes its scope's shutdown. A build still running at the limit is reported in the thrown error
+    /// (``ContextError/Code/buildTimedOut``) and shut down by its builder when it ends. Cancelling the
+    /// task stops the wait the same way.
+    ///
+    /// Every object is shut down even when one throws. Afterwards this context builds nothing more:
+    /// resolving its scoped objects, or an object it would build (from it or from anywhere), fails with
+    /// ``ContextError/Code/scopeEnded`` from ``require(_:)-(T.Type)`` and the hard forms, and gives `nil`
+    /// from the optional forms. Everything else stays readable by every form alike: its values, the
+    /// objects given to it directly, and what its ancestors provide. End a scope's children before the
+    /// scope: singletons it registered and built stay readable to them, shut down. A member leaves its
+    /// host's ``members`` (and its preferences leave the host's reductions) as it ends.
     ///
     /// - Throws: ``ContextError/Code/shutdownFailed`` naming each object that threw, with what it threw
     ///   in ``ContextError/underlyingErrors``.
     public func shutdown() async throws(ContextError) {
-        guard let objects = scopeStore.end() else { return }
+        let store = scopeStore
+        guard store.beginEnd() else { return }
+        // What is being built for this scope is waited for, so that it is shut down with the rest.
+        let stillRunning = await store.waitForBuilds(atMost: self[\.buildWaitLimit])
+        let objects = store.close()
         leaveHost()
         var failures: [(label: String, error: any Error)] = []
+        for label in stillRunning {
+            failures.append((label, ContextError.buildStillRunning(label, scope: self)))
+        }
         for (label, object) in objects.reversed() {
             do {
                 try await object.shutdown()

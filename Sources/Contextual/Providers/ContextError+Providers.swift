@@ -77,6 +77,48 @@ extension ContextError {
         )
     }
 
+    static func buildTimedOut(_ label: String, waited limit: Duration, builder: String, asker: Context?) -> ContextError
+    {
+        let waiter = asker.map { " from \(quotedChain($0))" } ?? ""
+        let path = ResolutionFrame.currentLabels
+        let waitingFor = path.isEmpty ? "" : " (needed by \((path + [label]).joined(separator: " → ")))"
+        return ContextError(
+            code: .buildTimedOut,
+            requestedType: label,
+            searchedContexts: asker?.chainNames ?? [],
+            message: "a resolve of '\(label)'\(waiter)\(waitingFor) waited \(limit) for another task's build of it, "
+                + "started by \(builder), and gave up. That build may be stuck: its factory hangs, or it waits for "
+                + "this task through work that does not carry the resolution path (a detached task, say), which "
+                + "closes a circle. Fix: make the factory finish, break the circle, or raise the limit with "
+                + "`$0.buildWaitLimit = .seconds(…)`.",
+            resolutionPath: path + [label]
+        )
+    }
+
+    static func buildStillRunning(_ label: String, scope: Context) -> ContextError {
+        let limit = scope[\.buildWaitLimit]
+        return ContextError(
+            code: .buildTimedOut,
+            requestedType: label,
+            searchedContexts: scope.chainNames,
+            message: "'\(scope.displayName)' shut down while '\(label)', which it owns, was still being built after "
+                + "\(limit); its builder shuts the object down when it is done, and hands it to nobody. Fix: make "
+                + "the factory finish, or raise the limit with `$0.buildWaitLimit = .seconds(…)`.",
+            resolutionPath: [label]
+        )
+    }
+
+    static func cancelled(_ label: String, asker: Context?) -> ContextError {
+        ContextError(
+            code: .cancelled,
+            requestedType: label,
+            searchedContexts: asker?.chainNames ?? [],
+            message: "the task resolving '\(label)' was cancelled while it waited for another task's build of it.",
+            resolutionPath: ResolutionFrame.currentLabels + [label],
+            underlyingErrors: [CancellationError()]
+        )
+    }
+
     static func asyncProvider(_ label: String, asker: Context) -> ContextError {
         ContextError(
             code: .asyncProvider,

@@ -124,10 +124,15 @@ extension ContextValues {
     /// The object a provider builds for the reading context; a failure stops the process with its
     /// message, unless a `require` is waiting for it.
     @usableFromInline
-    func providedObject<Object: Sendable>(_ raw: UInt, as type: Object.Type) -> Object? {
+    func providedObject<Object: Sendable>(
+        _ raw: UInt,
+        as type: Object.Type,
+        endedScopeGivesNil: Bool = false
+    ) -> Object? {
         do {
             return try resolveProvider(raw, as: type)
         } catch {
+            if endedScopeGivesNil && error.code == .scopeEnded { return nil }
             if let sink = FailureSink.current {
                 sink.record(error)
                 return nil

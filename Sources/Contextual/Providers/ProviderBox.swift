@@ -77,10 +77,22 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if let cell = target.cell, let value = cell.built { return value }
         guard case .sync(let make) = factory else { throw ContextError.asyncProvider(label, asker: asker) }
         let frame = try ResolutionFrame.enter(self)
-        guard let cell = target.cell else { return try run(make, on: target.context, in: frame, asker: asker) }
-        return try cell.value(frame: frame) { () throws(ContextError) -> Value in
-            let value = try run(make, on: target.context, in: frame, asker: asker)
-            target.context.scopeStore.recordBuilt(value, by: self)
+        guard let cell = target.cell else {
+            return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
+        }
+        return try cell.value(frame: frame, asker: asker) { () throws(ContextError) -> Value in
+            let store = target.context.scopeStore
+            guard store.beginBuild(label) != nil else {
+                throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
+            }
+            let value: Value
+            do throws(ContextError) {
+                value = try run(make, on: target.context, in: frame, asker: asker)
+            } catch {
+                store.endBuild(label, Value?.none, by: self)
+                throw error
+            }
+            try checkOwned(store.endBuild(label, value, by: self), value, owner: target.context, asker: asker)
             return value
         }
     }
@@ -93,10 +105,22 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
         let frame = try ResolutionFrame.enter(self)
-        guard let cell = target.cell else { return try await run(make, on: target.context, in: frame, asker: asker) }
-        return try await cell.value(frame: frame) { () async throws(ContextError) -> Value in
-            let value = try await run(make, on: target.context, in: frame, asker: asker)
-            target.context.scopeStore.recordBuilt(value, by: self)
+        guard let cell = target.cell else {
+            return try recordTransient(await run(make, on: target.context, in: frame, asker: asker), asker: asker)
+        }
+        return try await cell.value(frame: frame, asker: asker) { () async throws(ContextError) -> Value in
+            let store = target.context.scopeStore
+            guard store.beginBuild(label) != nil else {
+                throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
+            }
+            let value: Value
+            do throws(ContextError) {
+                value = try await run(make, on: target.context, in: frame, asker: asker)
+            } catch {
+                store.endBuild(label, Value?.none, by: self)
+                throw error
+            }
+            try checkOwned(store.endBuild(label, value, by: self), value, owner: target.context, asker: asker)
             return value
         }
     }
@@ -109,7 +133,12 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         }
         // Unbound only while the closure that registers it runs: the context it builds for does not exist.
         guard let registrar else { throw ContextError.providerUnavailable(label, asker: asker) }
-        if lifetime == .transient { return (nil, asker) }
+        if lifetime == .transient {
+            if let owner = transientOwner(asker: asker, registrar: registrar), owner.isEnded {
+                throw ContextError.scopeEnded(label, ended: owner, asker: asker)
+            }
+            return (nil, asker)
+        }
         switch lifetime {
         case .singleton:
             if registrar.isEnded { throw ContextError.scopeEnded(label, ended: registrar, asker: asker) }
@@ -123,6 +152,39 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             }
             return (cell, owner)
         }
+    }
+
+    /// The scope a transient object built for `asker` belongs to: the one a scoped object would belong
+    /// to, else the registrar.
+    private func transientOwner(asker: Context, registrar: Context) -> Context? {
+        asker.scopeOwner(registeredOn: registrar) ?? registrar
+    }
+
+    /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it
+    /// down with the rest, in reverse order of creation.
+    private func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
+        guard let object = value as? any ScopeShutdown, let registrar,
+            let owner = transientOwner(asker: asker, registrar: registrar)
+        else { return value }
+        try checkOwned(owner.scopeStore.recordTransient(object, by: self), value, owner: owner, asker: asker)
+        return value
+    }
+
+    /// Fails a resolve whose object was built while its scope ended: the object is shut down with the
+    /// scope (or here, when the scope's shutdown is already over), never handed out.
+    private func checkOwned(
+        _ outcome: ScopeStore.Outcome,
+        _ value: Value,
+        owner: Context,
+        asker: Context
+    ) throws(ContextError) {
+        switch outcome {
+        case .recorded: return
+        case .ended: break
+        case .closed:
+            if let object = value as? any ScopeShutdown { Task { try? await object.shutdown() } }
+        }
+        throw ContextError.scopeEnded(label, ended: owner, asker: asker)
     }
 
     private func run(
@@ -154,6 +216,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             }
         } catch let error as ContextError {
             throw error
+        } catch is CancellationError {
+            // The builder's task was cancelled: the object did not fail, and other waiters build again.
+            throw ContextError.cancelled(label, asker: asker)
         } catch {
             throw ContextError.factoryFailed(label, builtOn: context, asker: asker, path: frame, error: error)
         }

@@ -20,6 +20,13 @@ final class ScopeStore: Sendable {
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
         var built: [(provider: any AnyProviderBox, object: (any ScopeShutdown)?)] = []
+        /// The builds this scope owns that are running (a scoped object, a singleton it registered).
+        var running: [(label: String, started: ContinuousClock.Instant)] = []
+        /// Shutdowns waiting for the running builds to end.
+        var drained: [CheckedContinuation<Void, Never>] = []
+        /// Set once the shutdown took the objects to shut down: what is built later is shut down by
+        /// its builder.
+        var closed = false
     }
 
     init() {}
@@ -39,26 +46,107 @@ final class ScopeStore: Sendable {
         }
     }
 
-    /// Records an object this scope built; `object` is shut down when the scope ends if it adopts
-    /// ``ScopeShutdown``.
-    func recordBuilt(_ object: some Sendable, by provider: any AnyProviderBox) {
-        let object = object as? any ScopeShutdown
-        state.withLock { $0.built.append((provider, object)) }
+    // MARK: - Builds
+
+    /// Where a build this scope owns ended up.
+    enum Outcome {
+        /// Recorded; the scope is live.
+        case recorded
+        /// The scope ended while it was built: recorded, and shut down by the shutdown in progress.
+        case ended
+        /// The scope's shutdown already finished: the builder must shut the object down.
+        case closed
     }
 
-    /// Ends the scope: forgets its cells and returns the objects to shut down, in order of creation;
-    /// nil when it had already ended.
-    func end() -> [(label: String, object: any ScopeShutdown)]? {
-        let (wasEnded, built, cells) = state.withLock { state in
-            let wasEnded = ended.exchange(true, ordering: .acquiringAndReleasing)
+    /// Starts a build this scope will own (a handle to pass to ``endBuild(_:_:by:)``); nil when the
+    /// scope ended, so that it builds nothing more.
+    func beginBuild(_ label: String) -> Int? {
+        state.withLock { state in
+            if ended.load(ordering: .acquiring) { return nil }
+            state.running.append((label, .now))
+            return state.running.count - 1
+        }
+    }
+
+    /// Ends a build begun with ``beginBuild(_:)``: records `object` (nil when the build failed), to be
+    /// shut down with the scope if it adopts ``ScopeShutdown``, and wakes a shutdown waiting for it.
+    @discardableResult
+    func endBuild(_ label: String, _ object: (some Sendable)?, by provider: any AnyProviderBox) -> Outcome {
+        let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
+            if let index = state.running.lastIndex(where: { $0.label == label }) { state.running.remove(at: index) }
+            var outcome = Outcome.recorded
+            if let object {
+                if state.closed {
+                    outcome = .closed
+                } else {
+                    state.built.append((provider, object as? any ScopeShutdown))
+                    if ended.load(ordering: .acquiring) { outcome = .ended }
+                }
+            }
+            guard state.running.isEmpty else { return (outcome, []) }
+            defer { state.drained = [] }
+            return (outcome, state.drained)
+        }
+        for shutdown in resumed { shutdown.resume() }
+        return outcome
+    }
+
+    /// Records an object a transient provider built for this scope, to be shut down with it (only
+    /// objects that adopt ``ScopeShutdown`` are kept).
+    func recordTransient(_ object: any ScopeShutdown, by provider: any AnyProviderBox) -> Outcome {
+        state.withLock { state in
+            if state.closed { return .closed }
+            state.built.append((provider, object))
+            return ended.load(ordering: .acquiring) ? .ended : .recorded
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Marks the scope ended, so that it starts no build; false when it had ended already.
+    func beginEnd() -> Bool {
+        !ended.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Waits for the builds this scope owns to end, at most `limit`; returns the labels of those still
+    /// running then (empty when all ended), and how long the oldest had run.
+    func waitForBuilds(atMost limit: Duration) async -> [String] {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let done = self.state.withLock { state -> Bool in
+                        if state.running.isEmpty { return true }
+                        state.drained.append(continuation)
+                        return false
+                    }
+                    if done { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            // The other task: a sleep ends at once when cancelled; a waiting continuation is resumed below.
+            group.cancelAll()
+            let waiting = self.state.withLock { state in
+                defer { state.drained = [] }
+                return state.drained
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+        return state.withLock { $0.running.map(\.label) }
+    }
+
+    /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
+    /// objects to shut down, in order of creation.
+    func close() -> [(label: String, object: any ScopeShutdown)] {
+        let (built, cells) = state.withLock { state in
+            state.closed = true
             let built = state.built
             let cells = state.cells
             state.built = state.built.map { ($0.provider, nil) }
             state.cells = [:]
-            return (wasEnded, built, cells)
+            return (built, cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        if wasEnded { return nil }
         return built.compactMap { entry in entry.object.map { (entry.provider.label, $0) } }
     }
 

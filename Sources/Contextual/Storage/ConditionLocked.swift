@@ -65,6 +65,25 @@ class ConditionLocked<State>: @unchecked Sendable {
         return try body(&state)
     }
 
+    /// Blocks the calling thread until `ready` returns a result for the state, or `limit` has passed
+    /// (then nil). `ready` runs under the lock, first at once, then after each
+    /// ``withLockBroadcasting(_:)``.
+    func wait<Result>(until ready: (inout State) -> Result?, atMost limit: Duration) -> Result? {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var deadline = timespec()
+        deadline.tv_sec = now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            if let result = ready(&state) { return result }
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { return ready(&state) }
+        }
+    }
+
     /// Blocks the calling thread until `ready` returns a result for the state, and returns it. `ready`
     /// runs under the lock, first at once, then after each ``withLockBroadcasting(_:)``.
     func wait<Result>(until ready: (inout State) -> Result?) -> Result {

@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+
+@testable import Contextual
+
+// Issue 12's scope, shutdown, cancellation and waiting points: nothing escapes a scope's shutdown, the
+// read forms agree, and no wait hangs silently.
+
+@Suite("Scopes, shutdown and waits under races and misuse")
+struct ScopePromiseTests {
+    @Test("A scoped build in flight when its scope shuts down is shut down with it, never handed out")
+    func buildInFlightAtShutdown() async throws {
+        let log = Collector<String>()
+        let gate = Gate()
+        let started = Gate()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in
+                started.open()
+                gate.wait()
+                return Transaction(id: "late", log: log)
+            }
+        }
+        let request = app.scope(name: "request")
+        async let resolved: ContextError? = onThread { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try request.require(Transaction.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        await onThread { started.wait() }
+        async let shutdown: Void = request.shutdown()
+        try await Task.sleep(for: .milliseconds(50))  // the shutdown is now waiting for the build
+        #expect(log.all.isEmpty)
+        gate.open()
+        try await shutdown
+        let error = await resolved
+        #expect(error?.code == .scopeEnded)
+        #expect(log.all == ["shutdown late"])
+    }
+
+    @Test("A singleton build in flight when its registrar shuts down is shut down with it")
+    func singletonInFlightAtShutdown() async throws {
+        let log = Collector<String>()
+        let gate = Gate()
+        let started = Gate()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .singleton) { _ in
+                started.open()
+                gate.wait()
+                return Transaction(id: "pool", log: log)
+            }
+        }
+        async let resolved: ContextError? = onThread { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try app.require(Transaction.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        await onThread { started.wait() }
+        async let shutdown: Void = app.shutdown()
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        try await shutdown
+        #expect(await resolved?.code == .scopeEnded)
+        #expect(log.all == ["shutdown pool"])
+    }
+
+    @Test("Objects given directly to a scope stay readable by every form after its shutdown")
+    func directObjectsAfterShutdown() async throws {
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "t", log: Collector()) }
+        }
+        let request = app.scope(name: "request") { $0.provide(Database(url: "db")) }
+        let step = request.child(name: "step")
+        try await request.shutdown()
+        let optional: Database? = request.resolve(Database.self)
+        let hard: Database = request.resolve(Database.self)
+        let injected = Injected(Database.self, from: request)
+        let optionalInjected = Injected(Database.self, from: request) as Injected<Database?>
+        #expect(optional?.url == "db")
+        #expect(hard.url == "db")
+        #expect(try request.require(Database.self).url == "db")
+        #expect(injected().url == "db")
+        #expect(optionalInjected()?.url == "db")
+        // What the ended scope would own is unavailable: require throws, the optional forms give nil.
+        let owned = #expect(throws: ContextError.self) { try step.require(Transaction.self) }
+        #expect(owned?.code == .scopeEnded)
+        #expect(owned?.message.contains("built") == false)
+        let optionalOwned: Transaction? = step.resolve(Transaction.self)
+        #expect(optionalOwned == nil)
+        #expect((Injected(Transaction.self, from: step) as Injected<Transaction?>)() == nil)
+    }
+
+    @Test("The optional form never stops the process after a shutdown")
+    func optionalFormAfterShutdownDoesNotStop() async {
+        await #expect(processExitsWith: .success) {
+            let app = Context(name: "app") {
+                $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "t", log: Collector()) }
+            }
+            let request = app.scope(name: "request") { $0.provide(Database(url: "db")) }
+            _ = try? request.require(Transaction.self)
+            try? await request.shutdown()
+            let direct: Database? = request.resolve(Database.self)
+            let owned: Transaction? = request.resolve(Transaction.self)
+            exit(direct != nil && owned == nil ? 0 : 1)
+        }
+    }
+
+    @Test("Transient objects that adopt ScopeShutdown are shut down with their scope, newest first")
+    func transientsShutDownWithScope() async throws {
+        let log = Collector<String>()
+        let counter = Counter()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .transient) { _ in
+                counter.increment()
+                return Transaction(id: "transient \(counter.count)", log: log)
+            }
+            $0.provide(Database.self, lifetime: .scoped) { _ in Database(url: "scoped") }
+        }
+        try await app.withScope(name: "request") { request in
+            _ = try request.require(Transaction.self)
+            _ = try request.child(name: "step").require(Transaction.self)
+        }
+        #expect(log.all == ["shutdown transient 2", "shutdown transient 1"])
+        // A scope that ended builds no transient for itself either.
+        let ended = app.scope(name: "ended")
+        try await ended.shutdown()
+        #expect(throws: ContextError.self) { try ended.require(Transaction.self) }
+    }
+
+    @Test("A cancelled waiter of an async build stops waiting at once with CancellationError")
+    func cancelledWaiterResumesPromptly() async throws {
+        let release = AsyncGate()
+        let app = Context(name: "app") {
+            $0.provide(Database.self, lifetime: .singleton) { _ async in
+                await release.wait()
+                return Database(url: "slow")
+            }
+        }
+        let builder = Task { try await app.prepare(Database.self) }
+        try await Task.sleep(for: .milliseconds(50))  // the builder runs the factory
+        let waiter = Task { try await app.prepare(Database.self) }
+        try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
+        let cancelledAt = ContinuousClock.now
+        waiter.cancel()
+        let waited = await waiter.result
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+        #expect(throws: CancellationError.self) { try waited.get() }
+        release.open()
+        #expect(try await builder.value.url == "slow")
+    }
+
+    @Test("When the builder's task is cancelled, waiters get the object, and nothing is poisoned")
+    func cancelledBuilderDoesNotFailWaiters() async throws {
+        let calls = Counter()
+        let app = Context(name: "app") {
+            $0.provide(Database.self, lifetime: .singleton) { _ async throws in
+                calls.increment()
+                if calls.count == 1 { try await Task.sleep(for: .seconds(30)) }  // ends when cancelled
+                return Database(url: "built by call \(calls.count)")
+            }
+        }
+        let builder = Task { try await app.prepare(Database.self) }
+        try await Task.sleep(for: .milliseconds(50))
+        let waiter = Task { try await app.prepare(Database.self) }
+        try await Task.sleep(for: .milliseconds(50))
+        builder.cancel()
+        await #expect(throws: CancellationError.self) { try await builder.value }
+        #expect(try await waiter.value.url == "built by call 2")
+        #expect(try app.require(Database.self).url == "built by call 2")
+    }
+
+    @Test("A build waited on past the limit reports the build and who waits, instead of hanging")
+    func waitPastLimitReports() async throws {
+        let gate = Gate()
+        let started = Gate()
+        let app = Context(name: "app") {
+            $0.buildWaitLimit = .milliseconds(200)
+            $0.provide(Database.self, lifetime: .singleton) { _ in
+                started.open()
+                gate.wait()
+                return Database(url: "stuck")
+            }
+        }
+        async let builder: Void = onThread { _ = try? app.require(Database.self) }
+        await onThread { started.wait() }
+        let request = app.child(name: "request")
+        let error: ContextError? = await onThread { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try request.require(Database.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        gate.open()
+        await builder
+        #expect(error?.code == .buildTimedOut)
+        #expect(error?.message.contains("'Database (singleton)'") == true)
+        #expect(error?.message.contains("'request' → 'app'") == true)
+        #expect(error?.message.contains("buildWaitLimit") == true)
+    }
+
+    @Test("A circle closed through a detached task is reported at the limit instead of hanging")
+    func cycleThroughDetachedTaskIsReported() async throws {
+        let app = Context(name: "app") {
+            $0.buildWaitLimit = .milliseconds(300)
+            $0.provide(ServiceA.self, lifetime: .singleton) { ctx async throws in
+                // A detached task does not carry the resolution path: the circle is invisible to it.
+                _ = try await Task.detached { try await ctx.prepare(ServiceB.self) }.value
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .singleton) { ctx async throws in
+                _ = try await ctx.prepare(ServiceA.self)
+                return ServiceB()
+            }
+        }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ContextError.self) { try await app.prepare(ServiceA.self) }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // B waited for A past the limit: the error that reaches A's caller names the stuck build.
+        #expect(error?.code == .buildTimedOut)
+        #expect(error?.description.contains("'ServiceA (singleton)'") == true)
+        #expect(error?.description.contains("buildWaitLimit") == true)
+    }
+}
+
+// MARK: - AsyncGate
+
+/// A gate that tasks await until it opens.
+final class AsyncGate: Sendable {
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}
