@@ -254,3 +254,57 @@ final class AsyncGate: Sendable {
         }
     }
 }
+
+// MARK: - Boot
+
+@Suite("Validation at boot")
+struct BootPromiseTests {
+    @Test("prepare() builds in dependency order: a scoped factory requiring an async singleton passes")
+    func prepareBuildsInDependencyOrder() async throws {
+        let app = Context(name: "app") {
+            // "UnitOfWork" sorts before "UserStore": by name, the scoped factory would run first.
+            $0.provide(UserStore.self, lifetime: .singleton) { _ async in UserStore() }
+            $0.provide(UnitOfWork.self, lifetime: .scoped) { scope in
+                UnitOfWork(store: try scope.require(UserStore.self))
+            }
+        }
+        try await app.prepare()
+        let store = try app.require(UserStore.self)
+        let work = try app.child(name: "request").require(UnitOfWork.self)
+        #expect(work.store === store)
+    }
+
+    @Test("prepare() still reports an async dependency nobody can build")
+    func prepareReportsUnbuildableAsyncDependency() async {
+        let app = Context(name: "app") {
+            $0.provide(UserStore.self, lifetime: .singleton) { _ async throws -> UserStore in
+                throw TestFailure(reason: "no database")
+            }
+            $0.provide(UnitOfWork.self, lifetime: .scoped) { scope in
+                UnitOfWork(store: try scope.require(UserStore.self))
+            }
+        }
+        let error = await #expect(throws: ContextError.self) { try await app.prepare() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.underlyingErrors.count == 2)
+    }
+
+    @Test("validate() leaves nothing it built without a shutdown: the validated context shuts it down")
+    func validateHandsScopedObjectsToTheContext() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in Transaction(id: "validation", log: log) }
+        }
+        try app.validate()
+        #expect(log.all.isEmpty)
+        try await app.shutdown()
+        #expect(log.all == ["shutdown validation"])
+    }
+}
+
+final class UserStore: Sendable {}
+
+final class UnitOfWork: Sendable {
+    let store: UserStore
+    init(store: UserStore) { self.store = store }
+}

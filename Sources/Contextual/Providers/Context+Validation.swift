@@ -14,8 +14,10 @@ extension Context {
     ///
     /// Singletons are built (and kept: validation warms them up); scoped and transient objects are built
     /// in a throwaway scope below this context. This synchronous form skips providers with async factories
-    /// (a factory that needs one not yet built reports ``ContextError/Code/asyncProvider``) and does not
-    /// shut the throwaway scope down; ``prepare()`` does both.
+    /// (a factory that needs one not yet built reports ``ContextError/Code/asyncProvider``), and it
+    /// cannot await a shutdown: the objects it built in the throwaway scope that adopt
+    /// ``ScopeShutdown`` are handed to this context, whose ``shutdown()`` shuts them down with its own.
+    /// ``prepare()`` builds async providers too, and shuts its throwaway scope down itself.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
@@ -33,6 +35,8 @@ extension Context {
                 problems.append(error)
             }
         }
+        // Nothing built for the check is left without a shutdown: this context takes it over.
+        scopeStore.adopt(probe.scopeStore)
         try report(problems, checked: providers.count)
     }
 
@@ -47,8 +51,10 @@ extension Context {
     /// not `validate` because Swift does not pick an async overload under `await` in top-level code (see
     /// ``prepare(_:)``).
     ///
-    /// Providers are built in the order of their names, so a provider with an async factory is built
-    /// (and from then on resolvable synchronously) before the factories after it that need it.
+    /// Providers are built in dependency order: a factory that needs an async provider not built yet
+    /// (``ContextError/Code/asyncProvider``) is tried again once others were built, until every provider
+    /// is built or no more progress is made; whatever their names, an async singleton is built before
+    /// the synchronous factories that require it.
     ///
     /// - Throws: ``ContextError/Code/validationFailed``, with each problem in
     ///   ``ContextError/underlyingErrors``.
@@ -60,12 +66,26 @@ extension Context {
         let providers = visibleProviders()
         let probe = scope(name: "validation of \(displayName)")
         var problems: [ContextError] = []
-        for provider in providers {
-            do throws(ContextError) {
-                try await provider.validateAsync(from: probe)
-            } catch {
-                problems.append(error)
+        var pending = providers
+        while !pending.isEmpty {
+            var waiting: [(provider: any AnyProviderBox, error: ContextError)] = []
+            for provider in pending {
+                do throws(ContextError) {
+                    try await provider.validateAsync(from: probe)
+                } catch {
+                    // Needs an async provider not built yet: tried again after the others.
+                    if error.code == .asyncProvider {
+                        waiting.append((provider, error))
+                    } else {
+                        problems.append(error)
+                    }
+                }
             }
+            if waiting.count == pending.count {
+                problems += waiting.map(\.error)
+                break
+            }
+            pending = waiting.map(\.provider)
         }
         do throws(ContextError) {
             try await probe.shutdown()

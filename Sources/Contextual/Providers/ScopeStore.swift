@@ -19,7 +19,7 @@ final class ScopeStore: Sendable {
         var cells: [ObjectIdentifier: (provider: AnyObject, cell: AnyObject)] = [:]
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
-        var built: [(provider: any AnyProviderBox, object: (any ScopeShutdown)?)] = []
+        var built: [(builder: Builder, object: (any ScopeShutdown)?)] = []
         /// The builds this scope owns that are running (a scoped object, a singleton it registered).
         var running: [(label: String, started: ContinuousClock.Instant)] = []
         /// Shutdowns waiting for the running builds to end.
@@ -79,7 +79,7 @@ final class ScopeStore: Sendable {
                 if state.closed {
                     outcome = .closed
                 } else {
-                    state.built.append((provider, object as? any ScopeShutdown))
+                    state.built.append((.provider(provider), object as? any ScopeShutdown))
                     if ended.load(ordering: .acquiring) { outcome = .ended }
                 }
             }
@@ -96,9 +96,24 @@ final class ScopeStore: Sendable {
     func recordTransient(_ object: any ScopeShutdown, by provider: any AnyProviderBox) -> Outcome {
         state.withLock { state in
             if state.closed { return .closed }
-            state.built.append((provider, object))
+            state.built.append((.provider(provider), object))
             return ended.load(ordering: .acquiring) ? .ended : .recorded
         }
+    }
+
+    /// Takes over what `other` built (a throwaway scope's objects), to shut it down with this scope's
+    /// own; `other` ends with nothing left to shut down.
+    func adopt(_ other: ScopeStore) {
+        guard other.beginEnd() else { return }
+        let objects = other.close()
+        if objects.isEmpty { return }
+        let late = state.withLock { state -> [(label: String, object: any ScopeShutdown)] in
+            if state.closed { return objects }
+            for (label, object) in objects { state.built.append((.adopted(label), object)) }
+            return []
+        }
+        // This scope's shutdown is already over: shut them down now, in reverse order.
+        if !late.isEmpty { Task { for (_, object) in late.reversed() { try? await object.shutdown() } } }
     }
 
     // MARK: - Ending
@@ -142,14 +157,32 @@ final class ScopeStore: Sendable {
             state.closed = true
             let built = state.built
             let cells = state.cells
-            state.built = state.built.map { ($0.provider, nil) }
+            state.built = state.built.map { ($0.builder, nil) }
             state.cells = [:]
             return (built, cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        return built.compactMap { entry in entry.object.map { (entry.provider.label, $0) } }
+        return built.compactMap { entry in entry.object.map { (entry.builder.label, $0) } }
     }
 
     /// The labels of the objects built here, in order of creation.
-    var builtLabels: [String] { state.withLock { $0.built.map(\.provider.label) } }
+    var builtLabels: [String] { state.withLock { $0.built.map(\.builder.label) } }
+}
+
+// MARK: - Builder
+
+extension ScopeStore {
+    /// What built an object a scope shuts down: one of its providers, or, for an object taken over from a
+    /// throwaway scope, the label it had there.
+    enum Builder {
+        case provider(any AnyProviderBox)
+        case adopted(String)
+
+        var label: String {
+            switch self {
+            case .provider(let provider): provider.label
+            case .adopted(let label): label
+            }
+        }
+    }
 }
