@@ -37,9 +37,19 @@ public final class Context: Sendable {
     /// ```swift
     /// app.child().parent === app  // true
     /// ```
+    ///
+    /// An owned member (``MemberOwnership/owned``) holds its host weakly, since the host holds it: if it
+    /// outlives its host, its parent is `nil` and it keeps the values it inherited.
     public var parent: Context? {
+        if parentBits == 0 { return nil }
+        if holdsParentWeakly { return membershipIfMade?.host }
         // Safe: this context holds a reference to its parent for as long as it lives.
-        parentBits == 0 ? nil : ReferenceWord.instance(parentBits, as: Context.self)
+        return ReferenceWord.instance(parentBits, as: Context.self)
+    }
+
+    /// Whether this context is an owned member, which holds its host (its parent) weakly.
+    var holdsParentWeakly: Bool {
+        membershipStorage.withInstance(as: Membership.self) { $0.holdsHostWeakly.load(ordering: .acquiring) } ?? false
     }
 
     /// The parent's address, retained (+1) by this context and released by its deinit, or 0 for a root.
@@ -182,7 +192,7 @@ public final class Context: Sendable {
         if isObserved.load(ordering: .relaxed) { tree.observers.endSubscriptions(of: ObjectIdentifier(self)) }
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
-        Context.releaseParent(parentBits)
+        if !holdsParentWeakly { Context.releaseParent(parentBits) }
     }
 
     /// Derives a child context that overrides nothing: it reads everything this context holds.

@@ -308,3 +308,61 @@ final class UnitOfWork: Sendable {
     let store: UserStore
     init(store: UserStore) { self.store = store }
 }
+
+// MARK: - Owned members
+
+@Suite("Owned members and their host")
+struct OwnedMemberTests {
+    @Test("An owned member does not keep its host alive: both go when the host is dropped")
+    func ownedMemberReleasesWithHost() {
+        weak var weakHost: Context?
+        weak var weakMember: Context?
+        do {
+            let host = Context(name: "h")
+            let member = host.member(name: "m", ownership: .owned)
+            weakHost = host
+            weakMember = member
+            #expect(member.parent === host)
+            #expect(host.members.count == 1)
+        }
+        #expect(weakHost == nil)
+        #expect(weakMember == nil)
+    }
+
+    @Test("Hosts with owned members leave nothing alive over many rounds")
+    func ownedMembersStayFlat() {
+        let alive = Counter()
+        for index in 0..<10_000 {
+            let host = Context(name: "host \(index)") {
+                $0.provide(Connection(url: "c", live: alive))
+            }
+            _ = host.member(name: "module", ownership: .owned) { $0.verbosity = index }
+        }
+        #expect(alive.count == 0)
+    }
+
+    @Test("An owned member that outlives its host keeps what it inherited, and its parent is nil")
+    func ownedMemberOutlivesHost() {
+        var member: Context?
+        do {
+            let host = Context(name: "host") { $0.verbosity = 3 }
+            member = host.member(name: "module", ownership: .owned) { $0.requestID = "m" }
+        }
+        #expect(member?.parent == nil)
+        #expect(member?[\.verbosity] == 3)
+        member?.update { $0.requestID = "m2" }
+        #expect(member?[\.requestID] == "m2")
+        #expect(member?[\.verbosity] == 3)
+    }
+
+    @Test("A host still lists and reads its owned members while it lives")
+    func ownedMemberListedWhileHostLives() {
+        let host = Context(name: "host") { $0.verbosity = 1 }
+        let member = host.member(name: "module", ownership: .owned)
+        host.update { $0.verbosity = 2 }
+        #expect(member[\.verbosity] == 2)
+        #expect(host.members.map(\.context).count == 1)
+        host.removeMember(member)
+        #expect(host.members.isEmpty)
+    }
+}

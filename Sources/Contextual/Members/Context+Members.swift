@@ -133,6 +133,8 @@ extension Context {
     func register(_ member: Context, ownership: MemberOwnership) -> Bool {
         guard membership.add(member, ownership: ownership) else { return false }
         member.membership.isMember.store(true, ordering: .releasing)
+        // The host now holds an owned member: the member's strong reference back would be a cycle.
+        if ownership == .owned, member.membership.holdHostWeakly(self) { ReferenceWord.release(member.parentBits) }
         membershipChanged()
         // A member that ended while it was added is not kept.
         if member.isEnded { removeMember(member) }

@@ -15,6 +15,11 @@ final class Membership: Sendable {
     private let state = Locked(State())
     /// Set once this context is registered with its parent; read by its deinit and its shutdown.
     let isMember = Atomic<Bool>(false)
+    /// Set once this context is registered as an owned member: its host holds it, so it holds its host
+    /// (its parent) weakly instead of retaining it, which would be a cycle that kept both alive.
+    let holdsHostWeakly = Atomic<Bool>(false)
+    /// The host of an owned member, and the tree it keeps alive in case the host was its root.
+    private let weakHost = Locked<(host: WeakContext, tree: ContextTree?)>((WeakContext(), nil))
 
     struct State {
         var entries: [Entry] = []
@@ -74,4 +79,16 @@ final class Membership: Sendable {
     }
 
     var version: UInt64 { state.withLock { $0.version } }
+
+    // MARK: - An owned member's host
+
+    /// The host of an owned member, while it lives.
+    var host: Context? { weakHost.withLock { $0.host.context } }
+
+    /// Makes this member hold `host` weakly (and the tree strongly); true the first time, when the caller
+    /// must then drop the member's strong reference to its parent.
+    func holdHostWeakly(_ host: Context) -> Bool {
+        weakHost.withLock { $0 = (WeakContext(context: host), host.tree) }
+        return !holdsHostWeakly.exchange(true, ordering: .acquiringAndReleasing)
+    }
 }

@@ -116,7 +116,8 @@ extension Context {
                 ? (values: initial, generation: initialGeneration)
                 : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
             if current.generation == generation { return nil }
-            let inherited = parent?.snapshot().flattened ?? .empty
+            // An owned member whose host is gone keeps what it inherited.
+            let inherited = parent?.snapshot().flattened ?? current.values.inherited
             writes += 1
             return publish(
                 ContextState(
@@ -133,7 +134,7 @@ extension Context {
     /// state was published meanwhile.
     private func refresh(applying transforms: [ValueTransform]) {
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
-        let inherited = parent?.snapshot().flattened ?? .empty
+        let inherited = parent?.snapshot().flattened ?? inheritedWithoutParent()
         let origin = inherited.hasProviders || chainHasProviders ? self : nil
         let transformed = transforms.map { $0.entries(over: inherited, origin: origin) }
         let retired = writeLock.withLock { writes -> ContextState? in
@@ -149,6 +150,14 @@ extension Context {
             return publish(ContextState(values: ContextValues(own: own, inherited: inherited), generation: generation))
         }
         if let retired { tree.readers.retire(retired) }
+    }
+
+    /// What this context inherits when it has no parent to read: nothing for a root, what it inherited
+    /// last for an owned member whose host is gone.
+    private func inheritedWithoutParent() -> FrozenTable {
+        let bits = stateBits.load(ordering: .acquiring)
+        if bits == 0 { return initial.inherited }
+        return ReferenceWord.withInstance(bits, as: ContextState.self) { $0.values.inherited }
     }
 
     /// Binds the providers registered in `own` to this context, their registrar.
@@ -243,7 +252,7 @@ extension Context {
         var link = bits
         while link != 0 {
             var parent = ReferenceWord.takeRetained(link, as: Context.self)
-            guard isKnownUniquelyReferenced(&parent) else { return }
+            guard isKnownUniquelyReferenced(&parent), !parent.holdsParentWeakly else { return }
             link = parent.parentBits
             if link != 0 { ReferenceWord.retain(link) }
         }
