@@ -48,29 +48,30 @@ extension PreferenceValues {
 
 @Suite("Coming from SwiftUI")
 struct ComingFromSwiftUITests {
-    @Test("child(transforming:) computes once; its value then shields the subtree from updates above")
-    func overrideShielding() {
+    @Test("child(transforming:) follows what flows from above; a plain override shields its subtree")
+    func transformFollowsAbove() {
         let app = Context(name: "app") { $0.config.databaseURL = "postgres://primary/app" }
         let reports = app.child(transforming: \.config, name: "reports") { $0.verbose = true }
         app.update { $0.config.databaseURL = "postgres://failover/app" }
 
         let appURL = app[\.config].databaseURL  // "postgres://failover/app"
-        let reportsURL = reports[\.config].databaseURL  // "postgres://primary/app": transformed once, then shielded
+        let reportsURL = reports[\.config].databaseURL  // "postgres://failover/app": transformed again
+        let reportsVerbose = reports[\.config].verbose  // true; the app's stays false
 
         #expect(appURL == "postgres://failover/app")
-        #expect(reportsURL == "postgres://primary/app")
-        #expect(reports[\.config].verbose)
-        // Observers below the override are not called by an update above it.
+        #expect(reportsURL == "postgres://failover/app")
+        #expect(reportsVerbose)
+        // Observers below the transform are called with the new transformed value.
         let seen = Lines()
         let below = reports.child(name: "below")
         let token = below.observe(\.config) { seen.append($0.databaseURL) }
         app.update { $0.config.databaseURL = "postgres://third/app" }
-        #expect(seen.all.isEmpty)
-        #expect(below[\.config].databaseURL == "postgres://primary/app")
-        // Deriving a new child after the change follows the parent.
-        #expect(
-            app.child(transforming: \.config) { $0.verbose = true }[\.config].databaseURL == app[\.config].databaseURL
-        )
+        #expect(seen.all == ["postgres://third/app"])
+        #expect(below[\.config].verbose)
+        // A plain override shields its subtree.
+        let pinned = app.child(\.config, Config(databaseURL: "postgres://pinned/app", verbose: false))
+        app.update { $0.config.databaseURL = "postgres://fourth/app" }
+        #expect(pinned[\.config].databaseURL == "postgres://pinned/app")
         // The sibling and the parent never see the override.
         #expect(app[\.config].verbose == false)
         #expect(app.child(name: "sibling")[\.config].verbose == false)

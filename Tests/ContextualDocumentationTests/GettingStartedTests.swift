@@ -112,7 +112,7 @@ struct GettingStartedTests {
 
         app.update { $0.config.databaseURL = "postgres://replica/app" }
         let url = request[\.config].databaseURL  // the new URL: updates reach descendants
-        let auditedURL = audited[\.config].databaseURL  // the old URL: `audited` holds a config of its own
+        let auditedURL = audited[\.config].databaseURL  // the new URL too: the transform applies again
 
         do {
             _ = try request.require(Metrics.self)
@@ -123,7 +123,8 @@ struct GettingStartedTests {
         #expect(quiet == false)
         #expect(request[\.config].verbose)
         #expect(url == "postgres://replica/app")
-        #expect(auditedURL == "postgres://localhost/app")
+        #expect(auditedURL == "postgres://replica/app")
+        #expect(audited[\.config].verbose == false)
         #expect(service.config.databaseURL == "postgres://replica/app")
         #expect(printed.all.count == 1)
         let message = printed.all.first ?? ""

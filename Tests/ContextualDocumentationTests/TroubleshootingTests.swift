@@ -267,6 +267,31 @@ struct TroubleshootingTests {
         #expect(addError?.code == .scopeEnded)
     }
 
+    // MARK: buildTimedOut and cancelled
+
+    @Test("buildTimedOut and cancelled: a limit the waiting context sets, and a cancelled waiter")
+    func buildTimedOutAndCancelled() async throws {
+        let slowBoot = Context(name: "warehouse") {
+            $0.buildWaitLimit = .seconds(120)  // the catalog takes minutes to load
+            $0.provide(Catalog.self, lifetime: .singleton) { _ in Catalog() }
+        }
+        let limit = slowBoot[\.buildWaitLimit]  // 120 seconds
+
+        let cancelledLookup = Task { () -> Catalog? in
+            do {
+                return try await slowBoot.prepare(Catalog.self)
+            } catch is CancellationError {
+                return nil  // the request went away
+            }
+        }
+        let catalog = try await cancelledLookup.value  // the catalog: this task was not cancelled
+
+        #expect(limit == .seconds(120))
+        #expect(Context(name: "default")[\.buildWaitLimit] == .seconds(30))
+        #expect(catalog != nil)
+        #expect(catalog === (try slowBoot.require(Catalog.self)))
+    }
+
     // MARK: asyncProvider
 
     @Test("asyncProvider: a synchronous resolve before the build; the fix builds it at boot")
@@ -439,3 +464,5 @@ struct TroubleshootingTests {
         #expect(jobs == ["reports.nightly": "0 3 * * *", "cleanup.nightly": "0 4 * * *"])
     }
 }
+
+final class Catalog: Sendable {}

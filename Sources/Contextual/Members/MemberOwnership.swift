@@ -11,7 +11,10 @@
 public enum MemberOwnership: Sendable, Hashable {
     /// The host holds the member weakly: once nothing else holds it, it ends and is no longer listed.
     case weak
-    /// The host holds the member strongly, until ``Context/removeMember(_:)`` or the member's
-    /// ``Context/shutdown()``.
+    /// The host holds the member strongly, until ``Context/removeMember(_:)``, the member's
+    /// ``Context/shutdown()``, or the host's own end. The member then holds its host weakly (it would
+    /// otherwise be a cycle that kept both alive): dropping the host releases its owned members, and an
+    /// owned member that outlives its host (held elsewhere) has no ``Context/parent`` and keeps the
+    /// values it inherited.
     case owned
 }
