@@ -145,10 +145,10 @@ struct ScopePromiseTests {
         try await Task.sleep(for: .milliseconds(50))  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
         try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
-        let cancelledAt = ContinuousClock.now
         waiter.cancel()
+        // The build is still blocked (the gate opens below): the waiter returning at all shows that it
+        // stopped waiting when cancelled, not when the build ended.
         let waited = await waiter.result
-        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
         #expect(throws: CancellationError.self) { try waited.get() }
         release.open()
         #expect(try await builder.value.url == "slow")
@@ -221,7 +221,8 @@ struct ScopePromiseTests {
         }
         let started = ContinuousClock.now
         let error = await #expect(throws: ContextError.self) { try await app.prepare(ServiceA.self) }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Bounded: reported after about the limit (300 ms here; allow for a loaded machine and sanitizers).
+        #expect(ContinuousClock.now - started < .seconds(60))
         // B waited for A past the limit: the error that reaches A's caller names the stuck build.
         #expect(error?.code == .buildTimedOut)
         #expect(error?.description.contains("'ServiceA (singleton)'") == true)
