@@ -33,6 +33,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case notADirectChild
             case alreadyAMember
             case duplicateContribution
+            case defaultCycle
         }
 
         private let kind: Kind
@@ -139,6 +140,22 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch { if error.code == .duplicateContribution { print(error) } }
         /// ```
         public static let duplicateContribution = Code(.duplicateContribution)
+
+        /// A key's ``ContextKey/defaultValue`` reads its own key, directly or through other keys'
+        /// defaults, so computing it would wait for itself forever. A key read cannot throw, so this
+        /// stops the process, with the loop of keys in order (e.g. `ThemeKey → PaletteKey → ThemeKey`);
+        /// the code is what the message names. Fix: make the defaults independent.
+        ///
+        /// ```swift
+        /// enum ThemeKey: ContextKey {
+        ///     // stops the process: "default value cycle: ThemeKey → PaletteKey → ThemeKey"
+        ///     static var defaultValue: String { "dark on " + Context.current[PaletteKey.self] }
+        /// }
+        /// enum PaletteKey: ContextKey {
+        ///     static var defaultValue: String { Context.current[ThemeKey.self] + " palette" }
+        /// }
+        /// ```
+        public static let defaultCycle = Code(.defaultCycle)
 
         /// The code's name.
         ///
