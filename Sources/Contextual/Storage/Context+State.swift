@@ -108,7 +108,7 @@ extension Context {
     func refresh() {
         let transforms = transforms.filter(\.isActive)
         if !transforms.isEmpty { return refresh(applying: transforms) }
-        let retired = writeLock.withLock { writes -> ContextState? in
+        let retired = writeLock.withLock { _ -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             let current =
@@ -117,7 +117,6 @@ extension Context {
                 : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
             if current.generation == generation { return nil }
             let inherited = parent?.snapshot().flattened ?? .empty
-            writes += 1
             return publish(
                 ContextState(
                     values: ContextValues(own: current.values.own, inherited: inherited),
@@ -136,7 +135,7 @@ extension Context {
         let inherited = parent?.snapshot().flattened ?? .empty
         let origin = inherited.hasProviders || chainHasProviders ? self : nil
         let transformed = transforms.map { $0.entries(over: inherited, origin: origin) }
-        let retired = writeLock.withLock { writes -> ContextState? in
+        let retired = writeLock.withLock { _ -> ContextState? in
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             let current =
                 bits == 0
@@ -144,8 +143,11 @@ extension Context {
                 : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
             if current.generation >= generation { return nil }
             var own = current.values.own
-            for entries in transformed { own = own.overlaid(with: entries) }
-            writes += 1
+            // Only the transforms still active: an update that set one's entries may have published since
+            // they were applied, with an older generation than this refresh's (see `update(_:)`).
+            for (transform, entries) in zip(transforms, transformed) where transform.isActive {
+                own = own.overlaid(with: entries)
+            }
             return publish(ContextState(values: ContextValues(own: own, inherited: inherited), generation: generation))
         }
         if let retired { tree.readers.retire(retired) }
