@@ -135,7 +135,11 @@ struct DefaultCycleTests {
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("default value cycle: SelfReadingKey → SelfReadingKey."))
-        #expect(stderr.contains("the default value of 'SelfReadingKey' reads 'SelfReadingKey' itself"))
+        #expect(
+            stderr.contains(
+                "The default value of 'SelfReadingKey' reads 'SelfReadingKey' itself before it is computed."
+            )
+        )
         #expect(stderr.contains("Fix: a key's `defaultValue` must not read its own key"))
     }
 
@@ -147,7 +151,11 @@ struct DefaultCycleTests {
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("default value cycle: LoopAKey → LoopBKey → LoopAKey."))
-        #expect(stderr.contains("the default value of 'LoopAKey' reads 'LoopBKey'"))
+        #expect(
+            stderr.contains(
+                "The default value of 'LoopAKey' reads 'LoopBKey', which reads 'LoopAKey' again before it is computed."
+            )
+        )
     }
 
     @Test("Two defaults that read each other, computed by two threads at once, stop the process")

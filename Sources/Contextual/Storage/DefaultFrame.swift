@@ -120,18 +120,18 @@ extension ContextError {
         let first = loop.first ?? "?"
         let reads =
             loop.count <= 2
-            ? "the default value of '\(first)' reads '\(first)' itself"
-            : "the default value of '\(first)' reads '\(loop[1])', and each default in the loop reads the "
-                + "next key, back to '\(first)'"
+            ? "'\(first)' reads '\(first)' itself"
+            : "'\(first)' reads " + loop.dropFirst().map { "'\($0)'" }.joined(separator: ", which reads ") + " again"
         return ContextError(
             code: .defaultCycle,
             requestedType: loop.last,
             searchedContexts: [],
-            message: "default value cycle: \(path). \(reads) while it is being computed, so it would wait "
-                + "for itself forever (a default is computed once, and readers of a key wait for its "
-                + "computation). Fix: a key's `defaultValue` must not read its own key, directly or through "
-                + "other keys' defaults: compute what the defaults share in a function they both call, or "
-                + "set the value on the root context instead of deriving it in a default.",
+            message: "default value cycle: \(path). The default value of \(reads) before it is computed. "
+                + "A default is computed once, and a read of its key waits for that computation, so "
+                + "this read would wait for itself forever. Fix: a key's `defaultValue` must not read its own "
+                + "key, directly or through other keys' defaults: make one of them the source, which reads no "
+                + "other key, and derive the others from it with a function they can call, or set the value on "
+                + "a context (such as the root) instead of deriving it in a default.",
             resolutionPath: loop
         )
     }
