@@ -1,8 +1,9 @@
 // Tests that `update` runs its closure again only for a conflicting update, not for any change in the tree.
 
-import Contextual
 import Synchronization
 import Testing
+
+@testable import Contextual
 
 #if canImport(Glibc)
 import Glibc
@@ -25,10 +26,49 @@ private func waitUntil(_ flag: borrowing Atomic<Bool>) {
     for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
 }
 
-/// A count and a flag that threads share.
+/// Runs each of `bodies` on a thread of its own, all at once, and returns when they all have returned.
+private func runAndJoin(_ bodies: [@Sendable () -> Void]) {
+    final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    var threads: [pthread_t] = []
+    for body in bodies {
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            Unmanaged.passRetained(Body(body)).toOpaque()
+        )
+        precondition(created == 0, "pthread_create failed with \(created)")
+        threads.append(thread)
+    }
+    for thread in threads { pthread_join(thread, nil) }
+}
+
+/// What the threads of a racing test share: the writes made elsewhere, and how many incrementers have
+/// started and finished (the other threads run only while they run, so that the test stays short even
+/// when other suites keep the machine busy).
 private final class Shared: Sendable {
     let elsewhereWrites = Atomic<Int>(0)
-    let stop = Atomic<Bool>(false)
+    let started = Atomic<Int>(0)
+    let finished = Atomic<Int>(0)
+    let incrementers: Int
+
+    init(incrementers: Int) {
+        self.incrementers = incrementers
+    }
+
+    /// Waits (for at most 10 seconds) until every incrementer has started.
+    func waitForStart() {
+        for _ in 0..<100_000 where started.load(ordering: .relaxed) < incrementers { usleep(100) }
+    }
+
+    var isRunning: Bool { finished.load(ordering: .relaxed) < incrementers }
 }
 
 @Suite("update: fair under writes elsewhere in the tree, and still atomic")
@@ -87,77 +127,68 @@ struct UpdateFairnessTests {
         let leaf = target.child(name: "leaf")
         let others = (0..<3).map { app.child(name: "sibling \($0)") }
         let below = leaf.child(name: "below")
-        let shared = Shared()
         let incrementers = 4
         let increments = 50
+        let shared = Shared(incrementers: incrementers)
+        let violations = Locked<[String]>([])
 
-        // Writers elsewhere in the tree, as fast as they can, and a reader that keeps refreshing states.
-        var background: [Task<Void, Never>] = []
+        // Writers elsewhere in the tree, as fast as they can, and a reader that keeps refreshing states,
+        // while the incrementers run.
+        var threads: [@Sendable () -> Void] = []
         for context in others + [below] {
-            background.append(
-                Task.detached {
-                    await onThread {
-                        while !shared.stop.load(ordering: .relaxed) {
-                            context.update { $0.tags.append("x") }
-                            shared.elsewhereWrites.add(1, ordering: .relaxed)
-                            if context[\.tags].count > 64 { context.update { $0.tags = [] } }
-                        }
-                    }
-                }
-            )
-        }
-        background.append(
-            Task.detached {
-                await onThread {
-                    while !shared.stop.load(ordering: .relaxed) { _ = (leaf[\.verbosity], target[\.tags]) }
+            threads.append {
+                shared.waitForStart()
+                for _ in 0..<200_000 where shared.isRunning {
+                    context.update { $0.verbosity += 1 }
+                    shared.elsewhereWrites.add(1, ordering: .relaxed)
                 }
             }
-        )
-
+        }
+        threads.append {
+            shared.waitForStart()
+            while shared.isRunning { _ = (leaf[\.verbosity], target[\.tags]) }
+        }
         // Each increment's closure waits (briefly) until the tree moved, then checks that every run after
         // the first saw a value another increment published: runs ≤ 1 + the increments it raced.
-        let violations = await withTaskGroup(of: [String].self) { group in
-            for thread in 0..<incrementers {
-                group.addTask {
-                    await onThread {
-                        var violations: [String] = []
-                        for step in 0..<increments {
-                            var seen: [Int] = []
-                            do {
-                                try target.update { values in
-                                    seen.append(values.verbosity)
-                                    guard seen.count <= 50 else { throw TooManyRuns() }
-                                    let start = shared.elsewhereWrites.load(ordering: .relaxed)
-                                    for _ in 0..<200 where shared.elsewhereWrites.load(ordering: .relaxed) == start {
-                                        usleep(50)
-                                    }
-                                    values.verbosity += 1
-                                }
-                            } catch {
-                                violations.append("thread \(thread), step \(step): ran \(seen.count) times")
-                                continue
+        for thread in 0..<incrementers {
+            threads.append {
+                shared.started.add(1, ordering: .relaxed)
+                shared.waitForStart()
+                defer { shared.finished.add(1, ordering: .relaxed) }
+                for step in 0..<increments {
+                    var seen: [Int] = []
+                    do {
+                        try target.update { values in
+                            seen.append(values.verbosity)
+                            // At most one run more than the other threads' increments.
+                            guard seen.count <= 1 + (incrementers - 1) * increments else { throw TooManyRuns() }
+                            let start = shared.elsewhereWrites.load(ordering: .relaxed)
+                            for _ in 0..<200 where shared.elsewhereWrites.load(ordering: .relaxed) == start {
+                                usleep(50)
                             }
-                            if seen.count > 1 + (seen.last! - seen.first!) {
-                                violations.append(
-                                    "thread \(thread), step \(step): ran \(seen.count) times, saw \(seen)"
-                                )
-                            }
+                            values.verbosity += 1
                         }
-                        return violations
+                    } catch {
+                        violations.withLock { $0.append("thread \(thread), step \(step): ran \(seen.count) times") }
+                        continue
+                    }
+                    if seen.count > 1 + (seen.last! - seen.first!) {
+                        violations.withLock {
+                            $0.append("thread \(thread), step \(step): ran \(seen.count) times, saw \(seen)")
+                        }
                     }
                 }
             }
-            var all: [String] = []
-            for await violations in group { all += violations }
-            return all
         }
-        shared.stop.store(true, ordering: .relaxed)
-        for task in background { await task.value }
+        // All on threads of their own, started at once: the test is over quickly, whatever else runs.
+        let allThreads = threads
+        await onThread { runAndJoin(allThreads) }
 
-        #expect(violations.isEmpty, "\(violations.prefix(5))")
+        let found = violations.withLock { $0 }
+        #expect(found.isEmpty, "\(found.prefix(5))")
         #expect(target[\.verbosity] == incrementers * increments)  // no increment lost
         #expect(leaf[\.verbosity] == incrementers * increments)  // descendants see it
-        #expect(below[\.verbosity] == incrementers * increments)
+        #expect(leaf.child()[\.verbosity] == incrementers * increments)
         #expect(app[\.verbosity] == 0)
         #expect(shared.elsewhereWrites.load(ordering: .relaxed) > 0)
     }
