@@ -109,8 +109,8 @@ public final class Context: Sendable {
 
     /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
     /// ancestor changed); made on first use. Readers never take it. Locks are taken descendant first,
-    /// then ancestor. It guards a count of the states published, which nothing reads: a zero-sized
-    /// `Locked<Void>` made ThreadSanitizer report the lock's own accesses as races.
+    /// then ancestor. It guards the number of updates of this context published, by which an update finds
+    /// that another one raced it (a refresh, which changes no value of its own, does not count).
     let writeLockStorage = LazyReference()
 
     /// The transforms of a context made with ``child(transforming:name:_:)`` (a ``ValueTransforms``),
@@ -240,28 +240,56 @@ public final class Context: Sendable {
     /// ```
     ///
     /// `body` sees the context's current values and runs outside every lock. An update is atomic: when
-    /// the context changed between `body`'s read and the write (another update raced it, or an ancestor
-    /// changed), `body` runs again on the new values, so keep it free of other side effects. Observers
-    /// of what changed are notified after the new values are stored, on this thread.
+    /// what `body` read changed before the write (another update of this context raced it, or an
+    /// ancestor's values changed), `body` runs again on the new values, so keep it free of other side
+    /// effects. Changes elsewhere in the tree (siblings, descendants, other branches) never make it run
+    /// again: each extra run means a conflicting update succeeded meanwhile. Observers of what changed
+    /// are notified after the new values are stored, on this thread.
     ///
     /// - Parameter body: Changes the context's own values in place; it may run more than once.
     /// - Complexity: O(*n*) for the *n* values this context sets, plus notifying the observers of what
-    ///   changed. Every context of the tree then rebuilds its state once, lazily, on its next read.
+    ///   changed; when the tree changed while `body` ran, plus comparing the values this context
+    ///   inherits. Every context of the tree then rebuilds its state once, lazily, on its next read.
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
         while true {
+            // The updates of this context published so far: one that publishes while `body` runs is a
+            // racing update of the same values, and `body` runs again. A refresh does not count.
+            let updates = writeLock.withLock { $0 }
             let before = snapshot()
             var after = before.values.read(by: self)
             try body(&after)
             if after.own.isIdentical(to: before.values.own) { return }
             stopTransforms(overriddenIn: after.own, before: before.values.own)
-            let published = writeLock.withLock { writes -> (retired: ContextState?, done: Bool) in
-                guard stateBits.load(ordering: .sequentiallyConsistent) == before.bits,
-                    before.generation == tree.generation.load(ordering: .sequentiallyConsistent)
-                else { return (nil, false) }
-                let generation = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+            let published = writeLock.withLock { published -> (retired: ContextState?, done: Bool) in
+                // Another update of this context published since `updates` was read. If `before` already
+                // has its values (it published before the snapshot), the own values are still those
+                // `body` read: the same table.
+                guard published == updates || ownValues.isIdentical(to: before.values.own) else {
+                    return (nil, false)
+                }
+                // Moving the generation first makes every state of this context and its descendants
+                // stale: from here on, a reader of them refreshes, which waits for this lock, so no reader
+                // sees what follows half done.
+                let moved = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                let generation: UInt64
+                if moved.oldValue == before.generation {
+                    // Nothing in the tree changed since the snapshot: what it inherits is current.
+                    generation = moved.newValue
+                } else {
+                    // The tree changed meanwhile. If it changed what this context inherits, `body` read
+                    // stale values: run it again. Otherwise its result stands (an update elsewhere in the
+                    // tree does not conflict with it), but the inherited values next to it may be older
+                    // than what readers have seen: it is published with the generation of the snapshot,
+                    // older than the tree's, so that no read uses it as it is. The next read rebuilds it
+                    // from the parent's current values (`refresh()`), keeping these own values: a reader
+                    // never sees them over inherited values older than those it saw before.
+                    let inheritedNow = parent?.snapshot().flattened ?? .empty
+                    if !inheritedNow.changedIDs(from: before.values.inherited).isEmpty { return (nil, false) }
+                    generation = before.generation
+                }
                 let values = ContextValues(own: after.own, inherited: before.values.inherited)
                 if after.own.hasProviders { bindProviders(in: after.own) }
-                writes += 1
+                published += 1
                 return (publish(ContextState(values: values, generation: generation)), true)
             }
             guard published.done else { continue }
@@ -269,5 +297,11 @@ public final class Context: Sendable {
             notifyObservers(of: after.own.changedIDs(from: before.values.own))
             return
         }
+    }
+
+    /// This context's own values as last published; the caller holds `writeLock`, so that they stay.
+    private var ownValues: FrozenTable {
+        let bits = stateBits.load(ordering: .sequentiallyConsistent)
+        return bits == 0 ? initial.own : ReferenceWord.withInstance(bits, as: ContextState.self) { $0.values.own }
     }
 }

@@ -35,6 +35,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case duplicateContribution
             case buildTimedOut
             case cancelled
+            case defaultCycle
         }
 
         private let kind: Kind
@@ -160,6 +161,22 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch { if error.code == .cancelled { return } }
         /// ```
         public static let cancelled = Code(.cancelled)
+
+        /// A key's ``ContextKey/defaultValue`` reads its own key, directly or through other keys'
+        /// defaults, so computing it would wait for itself forever. A key read cannot throw, so this
+        /// stops the process, with the loop of keys in order (e.g. `ThemeKey → PaletteKey → ThemeKey`);
+        /// the code is what the message names. Fix: make the defaults independent.
+        ///
+        /// ```swift
+        /// enum ThemeKey: ContextKey {
+        ///     // stops the process: "default value cycle: ThemeKey → PaletteKey → ThemeKey"
+        ///     static var defaultValue: String { "dark on " + Context.current[PaletteKey.self] }
+        /// }
+        /// enum PaletteKey: ContextKey {
+        ///     static var defaultValue: String { Context.current[ThemeKey.self] + " palette" }
+        /// }
+        /// ```
+        public static let defaultCycle = Code(.defaultCycle)
 
         /// The code's name.
         ///

@@ -22,6 +22,10 @@
 ///
 /// The default is computed once per key per process, lazily (never before the key is first read) and
 /// thread-safely; every later read of an unset key returns that same value.
+///
+/// A default may read other keys, but not its own, directly or through other keys' defaults: readers
+/// of a key wait for its default's computation, so such a loop would wait for itself. It stops the
+/// process instead, naming the keys in order (``ContextError/Code/defaultCycle``).
 public protocol ContextKey {
     /// The type of the value stored under this key.
     associatedtype Value: Sendable

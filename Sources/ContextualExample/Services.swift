@@ -133,6 +133,33 @@ final class Ledger: Sendable {
     var reloads: Int { state.withLock { $0.reloads } }
 }
 
+/// A gate that tasks await until it opens: the later requests wait behind it for the reload, so that
+/// which requests see it never depends on timing.
+final class Gate: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    /// Returns once the gate is open, at once if it is.
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    /// Opens the gate, resuming every task waiting for it.
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
 /// A repository that resolves the request's transaction by type and the request ID by key path.
 struct UserRepository {
     @Injected(Transaction.self) var transaction

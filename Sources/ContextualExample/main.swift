@@ -47,7 +47,11 @@ let reloads = app.observe(\.config) { config in
     sink.write("[app] reloaded configuration: greeting is now '\(config.greeting)'")
 }
 
+// 200 requests at once, each in its own scope. Halfway, once the first 100 are served, the configuration
+// is reloaded; the later 100, in flight meanwhile, wait for the reload before they handle the request,
+// so that which requests see it is the same on every run.
 let requestCount = 200
+let reloaded = Gate()
 let responses = try await withThrowingTaskGroup(of: Response.self) { group in
     for index in 1...requestCount {
         group.addTask {
@@ -57,6 +61,7 @@ let responses = try await withThrowingTaskGroup(of: Response.self) { group in
                 $0.logger = Logger(label: id, sink: sink)
             } body: { request in
                 try await Task.sleep(for: .milliseconds(index % 20))  // requests arrive over time
+                if index > requestCount / 2 { await reloaded.wait() }  // the later half: after the reload
                 return await request.run { await RequestHandler().handle(userID: index) }
             }
         }
@@ -65,7 +70,9 @@ let responses = try await withThrowingTaskGroup(of: Response.self) { group in
     for try await response in group {
         responses.append(response)
         if responses.count == requestCount / 2 {
-            app.update { $0.config.greeting = "Welcome back" }  // a reload, while the other half runs
+            // The first half is served (the other half cannot finish before the gate opens): reload.
+            app.update { $0.config.greeting = "Welcome back" }
+            reloaded.open()
         }
     }
     return responses.sorted { $0.requestID < $1.requestID }
@@ -81,7 +88,12 @@ try await sample.shutdown()
 try await app.shutdown()
 
 let committed = ledger.committed
-let greetings = Dictionary(grouping: responses, by: { $0.text.split(separator: ",")[0] }).mapValues(\.count)
+// Each greeting, with how many requests saw it and the range of their numbers.
+let byGreeting = Dictionary(grouping: responses) { String($0.text.split(separator: ",")[0]) }
+let greetings = byGreeting.mapValues { seen in
+    let numbers = seen.map { Int($0.requestID.dropFirst("req-".count)) ?? 0 }
+    return "\(seen.count)x (req-\(numbers.min() ?? 0)…req-\(numbers.max() ?? 0))"
+}
 print("Contextual example: a server-style wiring")
 print(
     "  modules:                    "
@@ -101,7 +113,7 @@ print(
 print("  config reloads observed:    \(ledger.reloads)")
 print(
     "  greetings seen:             "
-        + greetings.sorted { $0.key < $1.key }.map { "'\($0.key)' \($0.value)x" }.joined(separator: ", ")
+        + greetings.sorted { $0.key < $1.key }.map { "'\($0.key)' \($0.value)" }.joined(separator: ", ")
 )
 print("  log lines:                  \(sink.all.count)")
 print(

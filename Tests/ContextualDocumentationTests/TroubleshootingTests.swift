@@ -1,6 +1,12 @@
 import Contextual
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // The ```swift blocks of Articles/Troubleshooting.md, verbatim; for each error code, a test of its typical
 // cause (the code and what the message says) and of its fix.
 
@@ -87,6 +93,26 @@ extension PreferenceValues {
         set { self[JobsKey.self] = newValue }
     }
 }
+
+// MARK: - defaultCycle
+
+enum RegionKey: ContextKey {
+    static var defaultValue: String { Context.current[CurrencyKey.self] == "EUR" ? "eu" : "us" }
+}
+
+enum CurrencyKey: ContextKey {
+    static var defaultValue: String { Context.current[RegionKey.self] == "eu" ? "EUR" : "USD" }
+}
+
+enum StoreRegionKey: ContextKey {
+    static var defaultValue: String { "us" }  // the source: reads no other key
+}
+
+enum StoreCurrencyKey: ContextKey {
+    static var defaultValue: String { currencyCode(forRegion: StoreRegionKey.defaultValue) }
+}
+
+func currencyCode(forRegion region: String) -> String { region == "eu" ? "EUR" : "USD" }
 
 /// The synchronous `require`, callable from an async test (where `require` is the async form).
 private func requireNow<T: Sendable>(_ type: T.Type, from context: Context) throws(ContextError) -> T {
@@ -462,6 +488,32 @@ struct TroubleshootingTests {
         let jobs = try scheduler.contributions(\.jobs)  // both jobs
 
         #expect(jobs == ["reports.nightly": "0 3 * * *", "cleanup.nightly": "0 4 * * *"])
+    }
+
+    // MARK: defaultCycle
+
+    @Test("defaultCycle: two defaults that read each other stop the process with the loop, in order")
+    func defaultCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Task.detached {  // a read that hangs (the bug) fails the test instead of hanging it
+                try? await Task.sleep(for: .seconds(10))
+                exit(0)
+            }
+            _ = Context.root[RegionKey.self]
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Contextual: default value cycle: RegionKey → CurrencyKey → RegionKey."))
+        #expect(ContextError.Code.defaultCycle.description == "defaultCycle")
+    }
+
+    @Test("defaultCycle: the fix derives one default from the other's source, and per context where read")
+    func defaultCycleFix() {
+        let currency = Context.root[StoreCurrencyKey.self]  // "USD": derived from the region's default, no loop
+        let shop = Context.root.child(name: "eu shop") { $0[StoreRegionKey.self] = "eu" }
+        let euro = currencyCode(forRegion: shop[StoreRegionKey.self])  // "EUR": derived where it is read
+
+        #expect(currency == "USD")
+        #expect(euro == "EUR")
     }
 }
 

@@ -108,7 +108,7 @@ extension Context {
     func refresh() {
         let transforms = transforms.filter(\.isActive)
         if !transforms.isEmpty { return refresh(applying: transforms) }
-        let retired = writeLock.withLock { writes -> ContextState? in
+        let retired = writeLock.withLock { _ -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             let current =
@@ -118,7 +118,6 @@ extension Context {
             if current.generation == generation { return nil }
             // An owned member whose host is gone keeps what it inherited.
             let inherited = parent?.snapshot().flattened ?? current.values.inherited
-            writes += 1
             return publish(
                 ContextState(
                     values: ContextValues(own: current.values.own, inherited: inherited),
@@ -137,7 +136,7 @@ extension Context {
         let inherited = parent?.snapshot().flattened ?? inheritedWithoutParent()
         let origin = inherited.hasProviders || chainHasProviders ? self : nil
         let transformed = transforms.map { $0.entries(over: inherited, origin: origin) }
-        let retired = writeLock.withLock { writes -> ContextState? in
+        let retired = writeLock.withLock { _ -> ContextState? in
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             let current =
                 bits == 0
@@ -145,8 +144,11 @@ extension Context {
                 : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
             if current.generation >= generation { return nil }
             var own = current.values.own
-            for entries in transformed { own = own.overlaid(with: entries) }
-            writes += 1
+            // Only the transforms still active: an update that set one's entries may have published since
+            // they were applied, with an older generation than this refresh's (see `update(_:)`).
+            for (transform, entries) in zip(transforms, transformed) where transform.isActive {
+                own = own.overlaid(with: entries)
+            }
             return publish(ContextState(values: ContextValues(own: own, inherited: inherited), generation: generation))
         }
         if let retired { tree.readers.retire(retired) }

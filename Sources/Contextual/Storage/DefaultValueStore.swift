@@ -12,8 +12,11 @@ import Synchronization
 /// that loaded an older one keeps reading valid memory. Their total size is bounded by the number of key
 /// types in the program.
 ///
-/// Computing a default runs user code, so it happens outside the store's lock, under a lock of that key
-/// alone: concurrent first readers of one key wait for the one computation; readers of other keys do not.
+/// Computing a default runs user code, so it happens outside the store's lock, in that key's
+/// ``DefaultCell``: concurrent first readers of one key wait for the one computation; readers of other keys
+/// do not. A default that reads its own key, directly or through other keys' defaults, would wait for
+/// itself: the cell finds the loop before waiting (see ``DefaultFrame``) and stops the process with
+/// ``ContextError/Code/defaultCycle``.
 @usableFromInline
 final class DefaultValueStore: Sendable {
     /// The cache every context reads from.
@@ -58,7 +61,7 @@ final class DefaultValueStore: Sendable {
         let id = StorageID(key: key)
         let cell = state.withLock { state in
             if let cell = state.cells[id] { return cell }
-            let cell = DefaultCell()
+            let cell = DefaultCell(key: key)
             state.cells[id] = cell
             return cell
         }
@@ -95,18 +98,72 @@ final class DefaultValueStore: Sendable {
 
 // MARK: - DefaultCell
 
-/// The once-only slot of one key's default value.
-final class DefaultCell: Sendable {
-    private let box = Locked<(any ContextBox)?>(nil)
+/// The once-only slot of one key's default value: computed by the first reader, outside every lock,
+/// while later readers wait for it.
+///
+/// `@unchecked Sendable`: it is its own ``ConditionLocked`` state, touched only under its lock; `key` is
+/// a constant.
+final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable {
+    enum State {
+        case empty
+        /// A thread is computing the value; `DefaultFrame` says which, for loop detection.
+        case computing(DefaultFrame)
+        case computed(any ContextBox)
+    }
+
+    /// The key, for messages.
+    private let key: Any.Type
+
+    init(key: Any.Type) {
+        self.key = key
+        super.init(.empty)
+    }
+
+    /// The key's name in messages, e.g. `ThemeKey`.
+    var label: String { String(describing: key) }
+
+    /// The frame computing the value, while it is computed.
+    var computer: DefaultFrame? {
+        withLock { state in
+            if case .computing(let frame) = state { return frame }
+            return nil
+        }
+    }
 
     /// The stored box, computing it with `make` if this is the first call; `isNew` is true for the caller
-    /// that computed it.
+    /// that computed it. A caller that finds the value being computed waits for it, unless waiting would
+    /// close a loop of defaults: then the process stops with the loop.
     func valueBox(_ make: () -> any ContextBox) -> (box: any ContextBox, isNew: Bool) {
-        box.withLock { stored in
-            if let stored { return (stored, false) }
-            let made = make()
-            stored = made
+        enum Claim {
+            case computed(any ContextBox)
+            case compute(DefaultFrame)
+            case wait(DefaultFrame)
+        }
+        let claim = withLock { state -> Claim in
+            switch state {
+            case .computed(let box): return .computed(box)
+            case .computing(let frame): return .wait(frame)
+            case .empty:
+                let frame = DefaultFrame(cell: self, parent: DefaultFrame.current)
+                state = .computing(frame)
+                return .compute(frame)
+            }
+        }
+        switch claim {
+        case .computed(let box):
+            return (box, false)
+        case .compute(let frame):
+            let made = DefaultFrame.withCurrent(frame, make)
+            withLockBroadcasting { $0 = .computed(made) }
             return (made, true)
+        case .wait(let computer):
+            DefaultFrame.block(on: self, computedBy: computer)
+            defer { DefaultFrame.unblock() }
+            let box = wait { state -> (any ContextBox)? in
+                if case .computed(let box) = state { return box }
+                return nil
+            }
+            return (box, false)
         }
     }
 }
