@@ -32,4 +32,15 @@ public protocol ContextKey {
     /// static var defaultValue: Logger { Logger(label: "default") }
     /// ```
     static var defaultValue: Value { get }
+
+    /// The value read when no context in the chain sets this key, in a test context: by default the
+    /// ``defaultValue``. Computed once per test context, never outside one.
+    ///
+    /// ```swift
+    /// static var testValue: Database { InMemoryDatabase() }
+    /// static var testValue: PaymentClient { unimplemented() }  // a read fails the test
+    /// ```
+    ///
+    /// See <doc:Testing>.
+    static var testValue: Value { get }
 }
