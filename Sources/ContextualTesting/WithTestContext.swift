@@ -29,7 +29,7 @@ import Testing
 @discardableResult
 public func withTestContext<Result>(
     name: String? = nil,
-    _ configure: (inout ContextValues) throws -> Void = { _ in },
+    _ configure: (inout ContextValues) throws -> Void,
     operation: () throws -> Result
 ) rethrows -> Result {
     try makeTestContext(name: name, configure).run(operation)
@@ -54,11 +54,46 @@ public func withTestContext<Result>(
 @discardableResult
 public func withTestContext<Result>(
     name: String? = nil,
-    _ configure: (inout ContextValues) throws -> Void = { _ in },
+    _ configure: (inout ContextValues) throws -> Void,
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> Result
 ) async rethrows -> Result {
     try await makeTestContext(name: name, configure).run(operation)
+}
+
+/// Runs `operation` in a fresh test context that sets nothing: every key reads its test value.
+///
+/// ```swift
+/// let greeting = withTestContext { Context.current[\.greeting] }  // GreetingKey.testValue
+/// ```
+///
+/// - Parameters:
+///   - name: The context's name, for reports; by default the running Swift Testing test's name.
+///   - operation: The work to run with the test context as `Context.current`.
+/// - Returns: What `operation` returned.
+@discardableResult
+public func withTestContext<Result>(name: String? = nil, operation: () throws -> Result) rethrows -> Result {
+    try makeTestContext(name: name, { _ in }).run(operation)
+}
+
+/// Runs the asynchronous `operation` in a fresh test context that sets nothing.
+///
+/// ```swift
+/// let greeting = await withTestContext { await greeter.greet() }
+/// ```
+///
+/// - Parameters:
+///   - name: The context's name, for reports; by default the running Swift Testing test's name.
+///   - isolation: The actor `operation` runs on; the caller's by default.
+///   - operation: The work to run with the test context as `Context.current`.
+/// - Returns: What `operation` returned.
+@discardableResult
+public func withTestContext<Result>(
+    name: String? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+) async rethrows -> Result {
+    try await makeTestContext(name: name, { _ in }).run(operation)
 }
 
 /// A test context named `name` (or after the running test), reporting unimplemented reads as issues.

@@ -32,15 +32,19 @@ final class TestValueStore: Sendable {
     /// The test value of `key`, computed on first use; reports `environment`'s unimplemented reads.
     @inlinable
     func value<Key: ContextKey>(for key: Key.Type, in environment: TestEnvironment) -> Key.Value {
-        if let value = publishedTable().value(StorageID(key: key), as: Key.Value.self) { return value }
+        let raw = publishedBox(StorageID(key: key))
+        if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
         return computeAndPublish(key, in: environment)
     }
 
+    /// The address of the box published under `id`, or 0: looked up in place, without copying the table
+    /// (which would retain and release its storage).
     @usableFromInline
-    func publishedTable() -> FrozenTable {
+    func publishedBox(_ id: StorageID) -> UInt {
         let bits = current.load(ordering: .acquiring)
-        // Safe: every published table is retained by `state.published` for the store's lifetime.
-        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table }
+        // Safe: every published table, and the boxes it holds, is retained by `state.published` for the
+        // store's lifetime.
+        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table.rawBox(id) }
     }
 
     @usableFromInline
