@@ -42,14 +42,17 @@ enum UnimplementedReadIssue {
     /// first symbolication, this toolchain's often leaves them without a symbol), its addresses always are.
     private static let keyPathWriteAddresses: Set<Backtrace.Address> = {
         let learned = Mutex<Set<Backtrace.Address>>([])
-        let probe = Context.testing(name: nil, onUnimplementedRead: { _ in
-            guard let backtrace = try? Backtrace.capture(),
-                let frames = symbolication.withLock({ _ in backtrace.symbolicated()?.frames }),
-                let thunk = frames.firstIndex(where: { $0.symbol?.name.hasPrefix("key path getter for") == true })
-            else { return }
-            let addresses = frames[(thunk + 1)...].prefix(2).map(\.captured.adjustedProgramCounter)
-            learned.withLock { $0.formUnion(addresses) }
-        })
+        let probe = Context.testing(
+            name: nil,
+            onUnimplementedRead: { _ in
+                guard let backtrace = try? Backtrace.capture(),
+                    let frames = symbolication.withLock({ _ in backtrace.symbolicated()?.frames }),
+                    let thunk = frames.firstIndex(where: { $0.symbol?.name.hasPrefix("key path getter for") == true })
+                else { return }
+                let addresses = frames[(thunk + 1)...].prefix(2).map(\.captured.adjustedProgramCounter)
+                learned.withLock { $0.formUnion(addresses) }
+            }
+        )
         let path = opaqueProbePath()
         _ = probe.child { $0[keyPath: path] = 1 }
         return learned.withLock { $0 }

@@ -135,7 +135,9 @@ struct TestingTests {
 
     @Test("withTestContext runs its closure in a fresh test context")
     func withoutSwiftTesting() {
-        let receipt = withTestContext { $0.gateway = RecordingGateway() } operation: {
+        let receipt = withTestContext {
+            $0.gateway = RecordingGateway()
+        } operation: {
             Checkout().pay(cents: 250)
         }  // "charged 250 in a test (XTS)"
         let visits = withTestContext { Context.current[\.visits].visit() }  // 1, in every test context

@@ -9,11 +9,11 @@ import ContextualTesting
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 @Suite("Read speed in a test context", .enabled(if: getenv("CONTEXTUAL_READ_SPEED") != nil))

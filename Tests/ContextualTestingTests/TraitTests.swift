@@ -4,7 +4,13 @@ import Contextual
 import ContextualTesting
 import Testing
 
-@Suite("Context traits", .context { $0.requestNumber = 1; $0.greeting = "suite" })
+@Suite(
+    "Context traits",
+    .context { values in
+        values.requestNumber = 1
+        values.greeting = "suite"
+    }
+)
 struct TraitTests {
     @Test("A suite's trait runs each of its tests in a test context that sets its values")
     func suiteTrait() {
@@ -22,7 +28,10 @@ struct TraitTests {
     @Test(
         "A trait applied twice merges in order: the later one wins",
         .context(\.requestNumber, 2),
-        .context { $0.requestNumber = 3; $0.greeting = "second" }
+        .context { values in
+            values.requestNumber = 3
+            values.greeting = "second"
+        }
     )
     func appliedTwice() {
         #expect(Context.current[\.requestNumber] == 3)

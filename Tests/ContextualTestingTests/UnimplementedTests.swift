@@ -7,7 +7,10 @@ import Testing
 
 @Suite("Unimplemented test values")
 struct UnimplementedTests {
-    @Test("Reading an unimplemented key inside a test records an issue naming the key and the reading line", .context { _ in })
+    @Test(
+        "Reading an unimplemented key inside a test records an issue naming the key and the reading line",
+        .context { _ in }
+    )
     func recordsAnIssue() {
         let line = #line + 2
         withKnownIssue {
@@ -44,7 +47,10 @@ struct UnimplementedTests {
         }
     }
 
-    @Test("Setting an unimplemented key in the test context reads the value set, with no issue", .context(\.payments, "fake"))
+    @Test(
+        "Setting an unimplemented key in the test context reads the value set, with no issue",
+        .context(\.payments, "fake")
+    )
     func setInTheTest() {
         #expect(Context.current[\.payments] == "fake")
     }

@@ -8,7 +8,9 @@ import Testing
 struct WithTestContextTests {
     @Test("The synchronous form runs its closure in a fresh test context that sets its values")
     func synchronous() {
-        let (greeting, number, isTesting) = withTestContext { $0.requestNumber = 7 } operation: {
+        let (greeting, number, isTesting) = withTestContext {
+            $0.requestNumber = 7
+        } operation: {
             (Context.current[\.greeting], Greeter().requestNumber, Context.current.isTesting)
         }
         #expect(greeting == "test")
@@ -19,7 +21,9 @@ struct WithTestContextTests {
 
     @Test("The asynchronous form runs its closure and its child tasks in a fresh test context")
     func asynchronous() async {
-        let number = await withTestContext { $0.requestNumber = 9 } operation: {
+        let number = await withTestContext {
+            $0.requestNumber = 9
+        } operation: {
             await Task.yield()
             async let fromChild = Context.current[\.requestNumber]
             return await fromChild
@@ -41,7 +45,11 @@ struct WithTestContextTests {
     @Test("Work escaping the test context (a detached task reading after it ended) reads that context")
     func escapingWork() async {
         let greeters = (1...8).map { number in
-            withTestContext { $0.requestNumber = number } operation: { Greeter() }
+            withTestContext {
+                $0.requestNumber = number
+            } operation: {
+                Greeter()
+            }
         }
         // The contexts have ended; detached tasks, which inherit no task-local, read them through @Injected.
         let numbers = await withTaskGroup(of: Int.self) { group in
@@ -53,7 +61,10 @@ struct WithTestContextTests {
         #expect(numbers.sorted() == Array(1...8))
     }
 
-    @Test("A detached task started in a test reads the test's context through what it captured", .context(\.requestNumber, 5))
+    @Test(
+        "A detached task started in a test reads the test's context through what it captured",
+        .context(\.requestNumber, 5)
+    )
     func detachedInATest() async {
         let greeter = Greeter()
         let context = Context.current
