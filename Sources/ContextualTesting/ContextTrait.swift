@@ -24,7 +24,7 @@ public import Testing
 ///
 /// A read of a key whose test value is unimplemented records an `Issue` naming the key and the line that
 /// read it.
-public struct ContextTrait: TestTrait, SuiteTrait, TestScoping {
+public struct ContextTrait: TestTrait, SuiteTrait, TestScoping, Sendable {
     /// Sets the test context's values.
     let configure: @Sendable (inout ContextValues) throws -> Void
 
