@@ -21,7 +21,8 @@
 /// ```
 ///
 /// The default is computed once per key per process, lazily (never before the key is first read) and
-/// thread-safely; every later read of an unset key returns that same value.
+/// thread-safely; every later read of an unset key returns that same value. A test context reads the
+/// key's ``testValue`` instead, computed once per test context (see <doc:Testing>).
 public protocol ContextKey {
     /// The type of the value stored under this key.
     associatedtype Value: Sendable
