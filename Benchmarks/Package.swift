@@ -39,6 +39,17 @@ let package = Package(
         ),
         // The side-by-side table, the chart and the ratio check.
         .executableTarget(name: "contextual-compare", dependencies: ["Peers"], path: "Sources/ContextualCompare"),
+        // Reads inside `swift test` (issue 15): Contextual in production and in a test context, and a
+        // swift-dependencies read, which behaves differently when it runs inside a test.
+        .testTarget(
+            name: "InSwiftTestReads",
+            dependencies: [
+                .product(name: "Contextual", package: libraryPackage),
+                .product(name: "ContextualTesting", package: libraryPackage),
+                .product(name: "Dependencies", package: "swift-dependencies"),
+            ],
+            path: "Tests/InSwiftTestReads"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,8 @@
 /// ```
 ///
 /// The default is computed once per key per process, lazily (never before the key is first read) and
-/// thread-safely; every later read of an unset key returns that same value.
+/// thread-safely; every later read of an unset key returns that same value. A test context reads the
+/// key's ``testValue`` instead, computed once per test context (see <doc:Testing>).
 ///
 /// A default may read other keys, but not its own, directly or through other keys' defaults: readers
 /// of a key wait for its default's computation, so such a loop would wait for itself. It stops the
@@ -36,4 +37,15 @@ public protocol ContextKey {
     /// static var defaultValue: Logger { Logger(label: "default") }
     /// ```
     static var defaultValue: Value { get }
+
+    /// The value read when no context in the chain sets this key, in a test context: by default the
+    /// ``defaultValue``. Computed once per test context, never outside one.
+    ///
+    /// ```swift
+    /// static var testValue: Database { InMemoryDatabase() }
+    /// static var testValue: PaymentClient { unimplemented() }  // a read fails the test
+    /// ```
+    ///
+    /// See <doc:Testing>.
+    static var testValue: Value { get }
 }

@@ -39,6 +39,11 @@ public struct ContextValues: Sendable {
     @usableFromInline
     var hasProviders: Bool { own.hasProviders || inherited.hasProviders }
 
+    /// Whether these are a test context's values (see ``Context/testing(name:onUnimplementedRead:_:)``):
+    /// their unset keys read the keys' test values. Asked only when a read finds no entry.
+    @inlinable
+    var isTesting: Bool { (own.summary | inherited.summary) & 4 != 0 }
+
     /// These values as `context` reads them: providers found in them build for `context`.
     @inlinable
     func read(by context: Context) -> ContextValues {
@@ -65,7 +70,8 @@ public struct ContextValues: Sendable {
             }
             if raw & 1 == 0 {
                 if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
-                return DefaultValueStore.shared.value(for: key)
+                if !isTesting { return DefaultValueStore.shared.value(for: key) }
+                return testValue(for: key)
             }
             if let built = builtSingleton(raw, as: Key.Value.self) { return built }
             return providedValue(raw, for: key)

@@ -97,10 +97,10 @@ extension PreferenceValues {
 // MARK: - defaultCycle
 
 enum RegionKey: ContextKey {
-    static var defaultValue: String { Context.current[CurrencyKey.self] == "EUR" ? "eu" : "us" }
+    static var defaultValue: String { Context.current[RegionCurrencyKey.self] == "EUR" ? "eu" : "us" }
 }
 
-enum CurrencyKey: ContextKey {
+enum RegionCurrencyKey: ContextKey {
     static var defaultValue: String { Context.current[RegionKey.self] == "eu" ? "EUR" : "USD" }
 }
 
@@ -502,7 +502,7 @@ struct TroubleshootingTests {
             _ = Context.root[RegionKey.self]
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(stderr.contains("Contextual: default value cycle: RegionKey → CurrencyKey → RegionKey."))
+        #expect(stderr.contains("Contextual: default value cycle: RegionKey → RegionCurrencyKey → RegionKey."))
         #expect(ContextError.Code.defaultCycle.description == "defaultCycle")
     }
 

@@ -22,8 +22,9 @@ struct FrozenTable: Sendable {
     /// The slots of a table of two entries or more.
     @usableFromInline
     let storage: TableStorage?
-    /// The number of entries (above bit 2), whether one is local (bit 1) and whether one is a provider's
-    /// (bit 0): kept as a plain word so that asking needs no access to the references above.
+    /// The number of entries (above bit 3), whether one is a test environment (bit 2, see
+    /// `TestEnvironment`), whether one is local (bit 1) and whether one is a provider's (bit 0): kept as a
+    /// plain word so that asking needs no access to the references above.
     @usableFromInline
     let summary: UInt
 
@@ -47,7 +48,8 @@ struct FrozenTable: Sendable {
         self.singleID = id.raw
         self.singleBox = ReferenceWord.unretained(box)
         self.storage = nil
-        self.summary = 1 << 2 | (id.raw & 2)
+        // A setter never stores the test environment, whose key is internal: bit 2 stays clear.
+        self.summary = 1 << 3 | (id.raw & 2)
     }
 
     private init(single: any ContextBox, singleID: UInt) {
@@ -55,7 +57,8 @@ struct FrozenTable: Sendable {
         self.singleID = singleID
         self.singleBox = address(of: single)
         self.storage = nil
-        self.summary = 1 << 2 | (singleID & 2) | (singleBox & 1)
+        self.summary =
+            1 << 3 | (singleID == TestEnvironment.storageID.raw ? 4 : 0) | (singleID & 2) | (singleBox & 1)
     }
 
     private init(storage: TableStorage) {
@@ -64,7 +67,8 @@ struct FrozenTable: Sendable {
         self.singleBox = 0
         self.storage = storage
         self.summary =
-            UInt(storage.count) << 2 | (storage.hasLocalEntries ? 2 : 0) | (storage.hasProviders ? 1 : 0)
+            UInt(storage.count) << 3 | (storage.hasTestEnvironment ? 4 : 0) | (storage.hasLocalEntries ? 2 : 0)
+            | (storage.hasProviders ? 1 : 0)
     }
 
     /// A table holding `entries`.
@@ -78,11 +82,16 @@ struct FrozenTable: Sendable {
 
     /// The number of entries.
     @inlinable
-    var count: Int { Int(bitPattern: summary >> 2) }
+    var count: Int { Int(bitPattern: summary >> 3) }
 
     /// Whether any entry is a provider (whose box address carries the tag bit).
     @inlinable
     var hasProviders: Bool { summary & 1 != 0 }
+
+    /// Whether the table holds a test environment: the values of a test context (see `TestEnvironment`),
+    /// whose unset keys read their test values. Asked only when a read finds no entry.
+    @inlinable
+    var hasTestEnvironment: Bool { summary & 4 != 0 }
 
     /// Whether the table holds entries that children do not inherit (container values, preferences).
     @inlinable
@@ -207,6 +216,8 @@ final class TableStorage: Sendable {
     /// Whether any box is a provider's.
     let hasProviders: Bool
     let hasLocalEntries: Bool
+    /// Whether one entry is a test environment's.
+    let hasTestEnvironment: Bool
     /// The owners of the boxes that `slots` points to.
     let boxes: [UInt: any ContextBox]
 
@@ -218,8 +229,11 @@ final class TableStorage: Sendable {
         slots.initialize(repeating: 0, count: capacity * 2)
         let shift = UInt(UInt.bitWidth) - bits
         var hasProviders = false
+        var hasTestEnvironment = false
+        let testEnvironment = TestEnvironment.storageID.raw
         for (raw, box) in entries {
             hasProviders = hasProviders || box.addressTag != 0
+            hasTestEnvironment = hasTestEnvironment || raw == testEnvironment
             var index = TableStorage.index(of: raw, shift: shift)
             while slots[index * 2] != 0 { index = (index + 1) & (capacity - 1) }
             slots[index * 2] = raw
@@ -230,6 +244,7 @@ final class TableStorage: Sendable {
         self.shift = shift
         self.count = entries.count
         self.hasProviders = hasProviders
+        self.hasTestEnvironment = hasTestEnvironment
         self.hasLocalEntries = entries.keys.contains { StorageID(raw: $0).isLocal }
         self.boxes = entries
     }

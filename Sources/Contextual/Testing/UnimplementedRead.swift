@@ -1,0 +1,59 @@
+// `UnimplementedRead`: the report of a test context's read of a key whose test value is unimplemented.
+
+// MARK: - UnimplementedRead
+
+/// A read, in a test context, of a key whose ``ContextKey/testValue`` is unimplemented: what the handler
+/// of ``Context/testing(name:onUnimplementedRead:_:)`` receives, on the reading thread, at each such read.
+///
+/// ```swift
+/// let context = Context.testing(onUnimplementedRead: { read in
+///     print(read)  // Unimplemented: PaymentsKey was read in test context 'test', which does not set it
+/// })
+/// ```
+public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
+    /// The key's type, fully qualified: e.g. `MyApp.PaymentsKey`.
+    ///
+    /// ```swift
+    /// read.key  // "MyApp.PaymentsKey"
+    /// ```
+    public let key: String
+
+    /// The name of the test context that was read, if it has one.
+    ///
+    /// ```swift
+    /// read.contextName  // "checkout charges the card()"
+    /// ```
+    public let contextName: String?
+
+    /// Makes the report of a read of `key` in the test context named `contextName`.
+    ///
+    /// ```swift
+    /// let read = UnimplementedRead(key: "MyApp.PaymentsKey", contextName: "test")
+    /// ```
+    public init(key: String, contextName: String?) {
+        self.key = key
+        self.contextName = contextName
+    }
+
+    /// A sentence naming the key and the context, and saying how to fix the test.
+    ///
+    /// ```swift
+    /// read.description  // "Unimplemented: MyApp.PaymentsKey was read in test context 'test', …"
+    /// ```
+    public var description: String {
+        "Unimplemented: \(key) was read in test context '\(contextName ?? "unnamed")', which does not set it"
+            + " (its testValue is unimplemented): set it in the test's context, e.g. .context(\\.value, …)"
+    }
+
+    /// The default handler of ``Context/testing(name:onUnimplementedRead:_:)``: prints the report.
+    ///
+    /// ```swift
+    /// let context = Context.testing(onUnimplementedRead: UnimplementedRead.print)
+    /// ```
+    ///
+    /// - Parameter read: The read to report.
+    @Sendable
+    public static func print(_ read: UnimplementedRead) {
+        Swift.print(read.description)
+    }
+}

@@ -1,0 +1,107 @@
+// Unimplemented test values: a read in a test records an issue naming the key and the line; outside, the default.
+
+import Contextual
+import ContextualTesting
+import Synchronization
+import Testing
+
+@Suite("Unimplemented test values")
+struct UnimplementedTests {
+    @Test(
+        "Reading an unimplemented key inside a test records an issue naming the key and the reading line",
+        .context { _ in }
+    )
+    func recordsAnIssue() {
+        let line = #line + 2
+        withKnownIssue {
+            let payments = Context.current[\.payments]
+            #expect(payments == "no payments")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("PaymentsKey") }
+                && issue.sourceLocation?.fileName == "UnimplementedTests.swift"
+                && issue.sourceLocation?.line == line
+        }
+    }
+
+    @Test("Each read of an unimplemented key records an issue", .context { _ in })
+    func everyRead() {
+        let reads = Counter()
+        withKnownIssue {
+            _ = Context.current[\.payments]
+            _ = Context.current.child()[\.payments]
+        } matching: { issue in
+            reads.increment()
+            return issue.comments.contains { $0.rawValue.contains("PaymentsKey") }
+        }
+        #expect(reads.value == 2)
+    }
+
+    @Test("An unimplemented key without a placeholder reads its default after recording", .context { _ in })
+    func withoutPlaceholder() {
+        let line = #line + 2
+        withKnownIssue {
+            let legacy = Context.current[\.legacy]
+            #expect(legacy == 42)
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("LegacyKey") } && issue.sourceLocation?.line == line
+        }
+    }
+
+    @Test(
+        "Setting an unimplemented key in the test context reads the value set, with no issue",
+        .context(\.payments, "fake")
+    )
+    func setInTheTest() {
+        #expect(Context.current[\.payments] == "fake")
+    }
+
+    @Test("Reading an unimplemented key outside a test context reads its production default, with no issue")
+    func outsideATest() {
+        #expect(Context.current[\.payments] == "live payments")
+        #expect(Context(name: "app")[\.payments] == "live payments")
+        #expect(Context.root.child()[\.legacy] == 42)
+    }
+
+    @Test("Context.testing hands each unimplemented read to its handler")
+    func handler() {
+        let reads = Reads()
+        let context = Context.testing(name: "handled", onUnimplementedRead: { reads.append($0) })
+        #expect(context[\.payments] == "no payments")
+        #expect(reads.all == [UnimplementedRead(key: String(reflecting: PaymentsKey.self), contextName: "handled")])
+        #expect(reads.all.first?.description.contains("PaymentsKey") == true)
+    }
+}
+
+/// A count that the matcher of `withKnownIssue`, a `@Sendable` closure, can change.
+final class Counter: Sendable {
+    private let count = Atomic(0)
+
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func increment() {
+        count.add(1, ordering: .relaxed)
+    }
+}
+
+/// The reads a handler received.
+final class Reads: Sendable {
+    private let reads = Mutex<[UnimplementedRead]>([])
+
+    var all: [UnimplementedRead] { reads.withLock { $0 } }
+
+    func append(_ read: UnimplementedRead) {
+        reads.withLock { $0.append(read) }
+    }
+}
+
+@Suite("Setting unimplemented keys")
+struct SettingUnimplementedKeyTests {
+    @Test("Setting an unimplemented key through a key path in a test context records no issue", .context { _ in })
+    func keyPathWrites() {
+        let child = Context.current.child(\.payments, "fake")
+        #expect(child[\.payments] == "fake")
+        let updated = Context.testing(name: "updated", onUnimplementedRead: { _ in Issue.record("reported") })
+        updated.update { $0.payments = "set" }
+        #expect(updated[\.payments] == "set")
+    }
+}
