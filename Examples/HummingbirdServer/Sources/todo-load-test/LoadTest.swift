@@ -1,0 +1,326 @@
+// The load test: the Contextual server and the plain one, in this process, on 127.0.0.1 only, bounded in
+// requests and time. Fails on cross-talk, a missed or repeated shutdown, or memory growth; prints (and
+// does not fail on) the throughput ratio, which is noisy.
+//
+// swift run -c release todo-load-test [--requests N] [--connections N] [--seconds N]
+
+import Contextual
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import ServiceLifecycle
+import TodoServer
+
+@main
+struct LoadTest {
+    static func main() async throws {
+        let options = try Options(CommandLine.arguments.dropFirst())
+        let deadline = ContinuousClock.now + .seconds(options.seconds)
+        var failures: [String] = []
+        print(
+            "load test: \(options.requests) requests per variant over \(options.connections) connections, 127.0.0.1 only"
+        )
+
+        // Warm both variants up; then, twice, alternating, measure each over `batches` batches of requests
+        // (half of --requests per round), sampling the resident size after each Contextual batch; keep
+        // each variant's best round.
+        let batches = 4
+        let perBatch = max(options.connections, options.requests / 2 / batches)
+        var plainRates: [Double] = []
+        var contextualRates: [Double] = []
+        var rssSamples: [Int] = []
+        let audit = ScopeAudit()
+        let warmUp = max(options.connections, options.requests / 10)
+        try await withPlainServer { port in
+            _ = try await hammer(
+                port: port,
+                requests: warmUp,
+                connections: options.connections,
+                deadline: deadline,
+                tag: "pw"
+            )
+        }
+        try await withContextualServer(audit: audit) { port in
+            _ = try await hammer(
+                port: port,
+                requests: warmUp,
+                connections: options.connections,
+                deadline: deadline,
+                tag: "cw"
+            )
+        }
+        for round in 1...2 {
+            try await withPlainServer { port in
+                var total = Run(requests: 0, seconds: 0, failures: [])
+                for batch in 1...batches {
+                    total += try await hammer(
+                        port: port,
+                        requests: perBatch,
+                        connections: options.connections,
+                        deadline: deadline,
+                        tag: "p\(round).\(batch)"
+                    )
+                }
+                failures += total.failures.map { "plain, round \(round): \($0)" }
+                plainRates.append(total.rate)
+            }
+            try await withContextualServer(audit: audit) { port in
+                var total = Run(requests: 0, seconds: 0, failures: [])
+                for batch in 1...batches {
+                    total += try await hammer(
+                        port: port,
+                        requests: perBatch,
+                        connections: options.connections,
+                        deadline: deadline,
+                        tag: "c\(round).\(batch)"
+                    )
+                    rssSamples.append(residentBytes())
+                }
+                failures += total.failures.map { "Contextual, round \(round): \($0)" }
+                contextualRates.append(total.rate)
+                let streamed = try await hammer(
+                    port: port,
+                    requests: warmUp,
+                    connections: options.connections,
+                    deadline: deadline,
+                    path: "/todos/stream",
+                    tag: "s\(round)"
+                )
+                failures += streamed.failures.map { "Contextual streamed, round \(round): \($0)" }
+            }
+        }
+
+        // Every unit of work built was shut down exactly once, streamed responses included.
+        if audit.built != audit.shutDown {
+            failures.append(
+                "\(audit.built) units of work were built but \(audit.shutDown) were shut down: a request's scope did not "
+                    + "end (see RequestScopeMiddleware and its ScopeLease)"
+            )
+        }
+        if audit.repeatedShutdowns > 0 {
+            failures.append(
+                "\(audit.repeatedShutdowns) shutdowns came to a unit of work already shut down: a scope ended twice"
+            )
+        }
+        // Memory: the resident size, sampled through the measured Contextual runs, stays flat.
+        let rssGrowth = rssGrowth(rssSamples)
+        let rssLimit = 24 * 1024 * 1024
+        if rssGrowth > rssLimit {
+            failures.append(
+                "the resident size grew by \(rssGrowth / 1024) KiB over the Contextual runs (limit \(rssLimit / 1024) KiB): "
+                    + "something a request builds is kept; samples (KiB): \(rssSamples.map { $0 / 1024 })"
+            )
+        }
+
+        let plain = plainRates.max() ?? 0
+        let contextual = contextualRates.max() ?? 0
+        let overhead = plain > 0 ? (1 - contextual / plain) * 100 : 0
+        print("plain Hummingbird:  \(Int(plain)) req/s (runs: \(plainRates.map { Int($0) }))")
+        print("with Contextual:    \(Int(contextual)) req/s (runs: \(contextualRates.map { Int($0) }))")
+        print(
+            String(
+                format:
+                    "overhead:           %.1f%% of the plain server's throughput (goal: at most 10%%; shown, not checked)",
+                overhead
+            )
+        )
+        print(
+            "units of work:      \(audit.built) built, \(audit.shutDown) shut down, \(audit.repeatedShutdowns) shut down again"
+        )
+        print(
+            "resident size:      growth \(rssGrowth / 1024) KiB over \(rssSamples.count) samples (limit \(rssLimit / 1024) KiB): "
+                + "\(rssSamples.map { $0 / 1024 }) KiB"
+        )
+        if failures.isEmpty {
+            print("load test: passed")
+        } else {
+            for failure in failures.prefix(20) { print("load test: FAILED: \(failure)") }
+            print("load test: \(failures.count) failure(s)")
+            exit(1)
+        }
+    }
+}
+
+/// The command line: `--requests`, `--connections`, `--seconds`.
+struct Options {
+    var requests = 20_000
+    var connections = 32
+    var seconds = 60
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var arguments = arguments
+        while let name = arguments.popFirst() {
+            guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
+                throw LoadTestError(
+                    "\(name) needs a positive number: todo-load-test [--requests N] [--connections N] [--seconds N]"
+                )
+            }
+            switch name {
+            case "--requests": requests = value
+            case "--connections": connections = value
+            case "--seconds": seconds = value
+            default:
+                throw LoadTestError(
+                    "unknown option \(name): todo-load-test [--requests N] [--connections N] [--seconds N]"
+                )
+            }
+        }
+    }
+}
+
+struct LoadTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What one run measured.
+struct Run {
+    var requests: Int
+    var seconds: Double
+    var failures: [String]
+
+    var rate: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+
+    static func += (total: inout Run, run: Run) {
+        total.requests += run.requests
+        total.seconds += run.seconds
+        total.failures += run.failures
+    }
+}
+
+/// Sends `requests` requests to 127.0.0.1:`port` over `connections` keep-alive connections, each with an ID
+/// of its own, and checks that each response names that ID and no other.
+func hammer(
+    port: Int,
+    requests: Int,
+    connections: Int,
+    deadline: ContinuousClock.Instant,
+    path: String = "/hello",
+    tag: String
+) async throws -> Run {
+    let perConnection = max(1, requests / connections)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let failures = try await withThrowingTaskGroup(of: [String].self) { group in
+        for connection in 0..<connections {
+            group.addTask {
+                try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                    var failures: [String] = []
+                    for index in 0..<perConnection {
+                        if index % 256 == 0, clock.now > deadline {
+                            throw LoadTestError("the load test ran out of time (its --seconds bound) at \(path)")
+                        }
+                        let id = "\(tag)-c\(connection)-\(index)"
+                        let response = try await client.get(path, headers: [.requestID: id])
+                        let body = response.body.map { String(buffer: $0) } ?? ""
+                        if let failure = check(response, body: body, id: id, path: path) { failures.append(failure) }
+                    }
+                    return failures
+                }
+            }
+        }
+        var all: [String] = []
+        for try await failures in group { all += failures }
+        return all
+    }
+    let elapsed = start.duration(to: clock.now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Run(requests: perConnection * connections, seconds: seconds, failures: failures)
+}
+
+/// What is wrong with the response to request `id`, if anything: another request's ID in it is cross-talk.
+func check(_ response: TestClient.Response, body: String, id: String, path: String) -> String? {
+    guard response.status == .ok else { return "\(path) \(id): status \(response.status), body \(body)" }
+    guard response.headers[.requestID] == id else {
+        return "\(path) \(id): cross-talk, x-request-id \(response.headers[.requestID] ?? "none")"
+    }
+    switch path {
+    case "/hello" where body != "hello \(id) \(id)":
+        return "\(path) \(id): cross-talk, body '\(body)'"
+    case "/todos/stream" where !body.hasSuffix("done by \(id), current \(id)\n"):
+        return "\(path) \(id): cross-talk or a scope ended before the body, body '\(body)'"
+    default:
+        return nil
+    }
+}
+
+/// Runs the Contextual server on an ephemeral port of 127.0.0.1 for `body`, then stops it gracefully and
+/// checks that the app context was shut down after the server.
+@MainActor
+func withContextualServer(audit: ScopeAudit, _ body: (Int) async throws -> Void) async throws {
+    let logger = Logger(label: "load-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let ports = AsyncStream<Int>.makeStream()
+    let (app, application) = try await buildApplication(
+        config: ServerConfig(),
+        audit: audit,
+        host: "127.0.0.1",
+        port: 0,
+        logger: logger,
+        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
+    )
+    try await serve(application, ports: ports.stream, logger: logger, body)
+    if !app.isEnded {
+        throw LoadTestError("the app context was not shut down after the server stopped (AppContextService)")
+    }
+}
+
+/// Runs the plain server on an ephemeral port of 127.0.0.1 for `body`.
+@MainActor
+func withPlainServer(_ body: (Int) async throws -> Void) async throws {
+    let logger = Logger(label: "load-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let store = try await TodoStore.open(path: nil)
+    let router = makePlainRouter(config: ServerConfig(), store: store, audit: ScopeAudit(), logger: logger)
+    let ports = AsyncStream<Int>.makeStream()
+    let application = Application(
+        router: router,
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) },
+        logger: logger
+    )
+    try await serve(application, ports: ports.stream, logger: logger, body)
+    try await store.shutdown()
+}
+
+/// Runs `application` in a service group until `body`, given the port it listens on, returns; then shuts
+/// the group down gracefully and waits for it.
+@MainActor
+func serve(
+    _ application: some ApplicationProtocol,
+    ports: AsyncStream<Int>,
+    logger: Logger,
+    _ body: (Int) async throws -> Void
+) async throws {
+    let group = ServiceGroup(services: [application], logger: logger)
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            throw LoadTestError("the server did not report the port it listens on")
+        }
+        do {
+            try await body(port)
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+    }
+}
+
+/// The process's resident size, in bytes, from /proc/self/statm (0 where there is none).
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// How much the resident size grew from the first sample to the highest later one.
+func rssGrowth(_ samples: [Int]) -> Int {
+    guard let first = samples.first, let highest = samples.dropFirst().max() else { return 0 }
+    return max(0, highest - first)
+}
