@@ -84,7 +84,12 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
             throw error
         }
         response.headers[.requestID] = requestID
-        // The body is written after this returns: keep the scope for it, then end it.
+        // A body held in memory reads nothing more: end the scope now, and keep Hummingbird's single write.
+        if response.body.isInMemory {
+            await lease.end()
+            return response
+        }
+        // A streamed body is written after this returns: keep the scope for it, then end it.
         let body = response.body
         response.body = ResponseBody(contentLength: body.contentLength) { writer in
             do {
@@ -96,6 +101,23 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
             await lease.end()
         }
         return response
+    }
+}
+
+extension ResponseBody {
+    /// Whether the body is a buffer (or empty) rather than a closure that writes it later: a body with no
+    /// length is a closure; one with a length is told apart by reflection, since `ResponseBody` does not say
+    /// what it holds. When reflection can't tell, the answer is `false`, the safe side: the scope then
+    /// waits for the body.
+    var isInMemory: Bool {
+        guard contentLength != nil, let backing = Mirror(reflecting: self).children.first?.value else {
+            return false
+        }
+        switch Mirror(reflecting: backing).children.first?.label {
+        case "byteBuffer": return true
+        case nil: return "\(backing)" == "empty"
+        default: return false
+        }
     }
 }
 
