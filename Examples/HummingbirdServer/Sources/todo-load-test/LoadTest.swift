@@ -6,13 +6,10 @@
 
 import Contextual
 import Foundation
-import HTTPTypes
 import Hummingbird
 import Logging
+import LoopbackHTTP
 import NIOCore
-import NIOHTTP1
-import NIOPosix
-import ServiceLifecycle
 import TodoServer
 
 @main
@@ -234,7 +231,7 @@ func hammer(
     let failures = try await withThrowingTaskGroup(of: [String].self) { group in
         for connection in 0..<connections {
             group.addTask {
-                try await withConnection(port: port) { http in
+                try await withLoopbackConnection(port: port) { http in
                     var failures: [String] = []
                     for index in 0..<perConnection {
                         if index % 256 == 0, clock.now > deadline {
@@ -263,7 +260,7 @@ func hammer(
 }
 
 /// What is wrong with the response to request `id`, if anything: another request's ID in it is cross-talk.
-func check(_ response: LoadResponse, id: String, path: String) -> String? {
+func check(_ response: LoopbackResponse, id: String, path: String) -> String? {
     let body = response.body
     guard response.status == .ok else { return "\(path) \(id): status \(response.status), body \(body)" }
     guard response.requestID == id else {
@@ -276,63 +273,6 @@ func check(_ response: LoadResponse, id: String, path: String) -> String? {
         return "\(path) \(id): cross-talk or a scope ended before the body, body '\(body)'"
     default:
         return nil
-    }
-}
-
-/// A response, as the load client reads it.
-struct LoadResponse {
-    var status: HTTPResponseStatus
-    var requestID: String?
-    var body: String
-}
-
-/// One keep-alive HTTP/1.1 connection to 127.0.0.1, sending one request at a time: a client that costs
-/// little, so that the server's work shows in the figures. (Hummingbird's TestClient races each request
-/// against a 15-second sleep, whose timers stay allocated until they fire: the resident size then grows
-/// with the request rate, whichever server it tests.)
-struct LoadConnection {
-    var inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
-    let outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
-
-    mutating func get(_ path: String, requestID: String) async throws -> LoadResponse {
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
-        head.headers.add(name: "host", value: "127.0.0.1")
-        head.headers.add(name: "x-request-id", value: requestID)
-        try await outbound.write(contentsOf: [.head(head), .end(nil)])
-        var response = LoadResponse(status: .ok, requestID: nil, body: "")
-        while let part = try await inbound.next() {
-            switch part {
-            case .head(let head):
-                response.status = head.status
-                response.requestID = head.headers.first(name: "x-request-id")
-            case .body(let buffer):
-                response.body += String(buffer: buffer)
-            case .end:
-                return response
-            }
-        }
-        throw LoadTestError("the server closed the connection during \(path) \(requestID)")
-    }
-}
-
-/// Runs `body` with a connection to 127.0.0.1:`port`, then closes it.
-func withConnection<Result: Sendable>(
-    port: Int,
-    _ body: (inout LoadConnection) async throws -> Result
-) async throws -> Result {
-    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-        .connect(host: "127.0.0.1", port: port) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
-                    wrappingChannelSynchronously: channel
-                )
-            }
-        }
-    return try await channel.executeThenClose { inbound, outbound in
-        var connection = LoadConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound)
-        return try await body(&connection)
     }
 }
 
@@ -350,7 +290,7 @@ func withContextualServer(audit: ScopeAudit, _ body: (Int) async throws -> Void)
         logger: logger,
         onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
     )
-    try await serve(application, ports: ports.stream, logger: logger, body)
+    try await serveOnLoopback(application, ports: ports.stream, logger: logger, body)
     if !app.isEnded {
         throw LoadTestError("the app context was not shut down after the server stopped (AppContextService)")
     }
@@ -369,35 +309,8 @@ func withPlainServer(_ body: (Int) async throws -> Void) async throws {
         onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) },
         logger: logger
     )
-    try await serve(application, ports: ports.stream, logger: logger, body)
+    try await serveOnLoopback(application, ports: ports.stream, logger: logger, body)
     try await store.shutdown()
-}
-
-/// Runs `application` in a service group until `body`, given the port it listens on, returns; then shuts
-/// the group down gracefully and waits for it.
-@MainActor
-func serve(
-    _ application: some ApplicationProtocol,
-    ports: AsyncStream<Int>,
-    logger: Logger,
-    _ body: (Int) async throws -> Void
-) async throws {
-    let group = ServiceGroup(services: [application], logger: logger)
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            throw LoadTestError("the server did not report the port it listens on")
-        }
-        do {
-            try await body(port)
-        } catch {
-            await group.triggerGracefulShutdown()
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        try await tasks.waitForAll()
-    }
 }
 
 /// The process's resident size, in bytes, from /proc/self/statm (0 where there is none).
