@@ -52,43 +52,49 @@ struct LoadTest {
             )
         }
         for round in 1...rounds {
-            try await withPlainServer { port in
-                var total = Run()
-                for batch in 1...batches {
-                    total += try await hammer(
-                        port: port,
-                        requests: perBatch,
-                        connections: options.connections,
-                        deadline: deadline,
-                        tag: "p\(round).\(batch)"
-                    )
+            // Alternate which variant goes first, so that neither always runs on a warmer or calmer machine.
+            for contextual in round % 2 == 1 ? [false, true] : [true, false] {
+                if contextual {
+                    try await withContextualServer(audit: audit) { port in
+                        var total = Run()
+                        for batch in 1...batches {
+                            total += try await hammer(
+                                port: port,
+                                requests: perBatch,
+                                connections: options.connections,
+                                deadline: deadline,
+                                tag: "c\(round).\(batch)"
+                            )
+                            rssSamples.append(residentBytes())
+                        }
+                        failures += total.failures.map { "Contextual, round \(round): \($0)" }
+                        contextualRuns.append(total)
+                        let streamed = try await hammer(
+                            port: port,
+                            requests: warmUp,
+                            connections: options.connections,
+                            deadline: deadline,
+                            path: "/todos/stream",
+                            tag: "s\(round)"
+                        )
+                        failures += streamed.failures.map { "Contextual streamed, round \(round): \($0)" }
+                    }
+                } else {
+                    try await withPlainServer { port in
+                        var total = Run()
+                        for batch in 1...batches {
+                            total += try await hammer(
+                                port: port,
+                                requests: perBatch,
+                                connections: options.connections,
+                                deadline: deadline,
+                                tag: "p\(round).\(batch)"
+                            )
+                        }
+                        failures += total.failures.map { "plain, round \(round): \($0)" }
+                        plainRuns.append(total)
+                    }
                 }
-                failures += total.failures.map { "plain, round \(round): \($0)" }
-                plainRuns.append(total)
-            }
-            try await withContextualServer(audit: audit) { port in
-                var total = Run()
-                for batch in 1...batches {
-                    total += try await hammer(
-                        port: port,
-                        requests: perBatch,
-                        connections: options.connections,
-                        deadline: deadline,
-                        tag: "c\(round).\(batch)"
-                    )
-                    rssSamples.append(residentBytes())
-                }
-                failures += total.failures.map { "Contextual, round \(round): \($0)" }
-                contextualRuns.append(total)
-                let streamed = try await hammer(
-                    port: port,
-                    requests: warmUp,
-                    connections: options.connections,
-                    deadline: deadline,
-                    path: "/todos/stream",
-                    tag: "s\(round)"
-                )
-                failures += streamed.failures.map { "Contextual streamed, round \(round): \($0)" }
             }
         }
 
