@@ -18,9 +18,10 @@ extension HTTPField.Name {
 /// The scope sets `requestID` (from the `x-request-id` header, or a new one), carries the values the
 /// ``ServiceContextBridge`` chooses into `ServiceContext`, and runs the rest of the chain with the scope as
 /// ``Contextual/Context/current``, so handlers read the request's values with `@Injected`. It ends
-/// (shutting down the request's scoped objects) after the response's body is written, streamed bodies
-/// included; when the body is never written (the client left), as soon as the response is dropped. A
-/// ``Contextual/ContextError`` thrown by a handler becomes a ``ContextErrorResponse``.
+/// (shutting down the request's scoped objects) when the response is complete: at once for a body held
+/// in memory; after the body is written for a streamed one; when the body is never written (the client
+/// left), as soon as the response is dropped. A ``Contextual/ContextError`` thrown by a handler becomes
+/// a ``ContextErrorResponse``.
 ///
 /// Hummingbird names its request-context type `Context`: in a middleware, Contextual's is
 /// `Contextual.Context`.
