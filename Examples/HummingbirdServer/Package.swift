@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
         // A small HTTP/1.1 client for 127.0.0.1, and a way to serve an application on it: the tests and
         // the load test share them. (Not HummingbirdTesting: it brings AsyncHTTPClient and swift-nio-ssl,
-        // whose BoringSSL doubles this package's build time on CI's 2-core machine.)
+        // whose BoringSSL made this package's release build 1.5 times as long on CI's 2-core machine.)
         .target(
             name: "LoopbackHTTP",
             dependencies: [
