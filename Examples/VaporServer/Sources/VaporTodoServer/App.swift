@@ -27,9 +27,9 @@ struct VaporTodoServer {
         let application = try await Application.make(.detect())
         application.lifecycle.use(AppContextLifecycle(app: app))
         application.middleware.use(RequestScopeMiddleware(app: app))
-        application.get("hello") { _ in RequestHandler().hello() }
+        application.get("hello") { request in request.scope.run { RequestHandler() }.hello() }
         application.get("stream") { request -> Response in
-            let handler = RequestHandler()
+            let handler = request.scope.run { RequestHandler() }
             return Response(
                 status: .ok,
                 body: request.streamInScope { writer in

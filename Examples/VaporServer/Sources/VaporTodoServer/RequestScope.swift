@@ -44,6 +44,15 @@ struct RequestScopeMiddleware: AsyncMiddleware {
 }
 
 extension Request {
+    /// The request's scope. Vapor runs route handlers outside the middleware's task, so there
+    /// `Context.current` is not the request's scope: make services with `request.scope.run { … }`.
+    var scope: Contextual.Context {
+        guard let lease = storage[ScopeLeaseKey.self] else {
+            preconditionFailure("request.scope needs RequestScopeMiddleware: add it with app.middleware.use(_:)")
+        }
+        return lease.scope
+    }
+
     /// A streamed body that runs in the request's scope, which stays open until the body ends.
     func streamInScope(
         _ write: @escaping @Sendable (any AsyncBodyStreamWriter) async throws -> Void
