@@ -9,6 +9,15 @@ which compiles the block and asserts what the prose around it claims; this keeps
 from rotting. Every article needs a test file, even one without a Swift block. The catalog's other pages
 (the landing page and the symbol extension pages) may not hold ```swift blocks, which nothing would test.
 
+An article whose code needs packages the library does not depend on (Hummingbird, swift-log, …) declares
+instead, in an HTML comment, the example source files its blocks come from; each block must then be
+verbatim in one of them, and those examples are built and tested by .ci/run:
+
+    <!-- code: Examples/HummingbirdServer/Sources/TodoServer/App.swift
+               Examples/HummingbirdServer/Sources/TodoServer/RequestScopeMiddleware.swift -->
+
+Such an article needs no test file in Tests/ContextualDocumentationTests.
+
 Exit status 1, with one message per problem naming the file and the block, when anything is missing.
 """
 import pathlib
@@ -21,6 +30,12 @@ tests = root / "Tests/ContextualDocumentationTests"
 
 FENCE = re.compile(r"^\s*```")
 SWIFT_FENCE = re.compile(r"^\s*```swift\s*$")
+CODE_COMMENT = re.compile(r"<!--\s*code:(.*?)-->", re.DOTALL)
+
+
+def declared_code_files(text):
+    """The example source files an article's `<!-- code: PATH … -->` comments name, in order."""
+    return [pathlib.Path(path) for match in CODE_COMMENT.finditer(text) for path in match.group(1).split()]
 
 
 def swift_blocks(text):
@@ -66,13 +81,46 @@ if not articles:
     problems.append(f"{relative(catalog / 'Articles')} holds no article")
 pairs += [(article, tests / f"{article.stem}Tests.swift") for article in articles]
 
+def strip_lines(text):
+    return [line for line in (line.strip() for line in text.splitlines()) if line]
+
+
+def check_against_examples(document, blocks, declared):
+    """Checks each block of `document` against the example files it declares; returns how many matched."""
+    global verbatim
+    missing = [path for path in declared if not (root / path).is_file()]
+    for path in missing:
+        problems.append(
+            f"{relative(document)}: its `<!-- code: … -->` comment names {path.as_posix()}, which does not exist; "
+            f"give the path of an example source file, relative to the repository's root"
+        )
+    sources = [(path, strip_lines((root / path).read_text())) for path in declared if path not in missing]
+    names = ", ".join(path.as_posix() for path in declared)
+    for number, (line, block) in enumerate(blocks, 1):
+        if not block:
+            problems.append(f"{relative(document)}:{line}: swift block #{number} is empty")
+        elif not any(contains(lines, block) for _, lines in sources):
+            problems.append(
+                f"{relative(document)}:{line}: swift block #{number} (starting `{block[0]}`) is not verbatim in "
+                f"any of the example files its `<!-- code: … -->` comment names ({names}); copy it from the "
+                f"example, line for line, or name the file it comes from, so that the example's build compiles it"
+            )
+        else:
+            verbatim += 1
+
+
 for document, test_file in pairs:
     if not document.exists():
         problems.append(f"{relative(document)} does not exist")
         continue
     documents += 1
-    blocks = swift_blocks(document.read_text())
+    text = document.read_text()
+    blocks = swift_blocks(text)
     total += len(blocks)
+    declared = declared_code_files(text)
+    if declared:
+        check_against_examples(document, blocks, declared)
+        continue
     if not test_file.exists():
         problems.append(
             f"{relative(document)} has no test file: create {relative(test_file)}, with each of its "
@@ -106,6 +154,6 @@ for problem in problems:
 verdict = "FAILED" if problems else "ok"
 print(
     f"check-docs: {verdict}: {verbatim} of {total} swift blocks in {documents} documents are verbatim in "
-    f"their tests; {len(problems)} problem(s)"
+    f"their tests or examples; {len(problems)} problem(s)"
 )
 sys.exit(1 if problems else 0)

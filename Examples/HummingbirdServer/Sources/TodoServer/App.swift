@@ -1,0 +1,178 @@
+// The app: its context (providers and lifetimes, checked before serving), its routes and handlers, and the
+// Hummingbird application that serves them.
+
+import Contextual
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceContextModule
+import ServiceLifecycle
+
+/// The app context: the configuration, the audit, the database (a singleton with an async factory) and a
+/// unit of work per request (scoped). Check it with `try await app.prepare()` before serving.
+///
+/// ```swift
+/// let app = makeAppContext(config: ServerConfig(databasePath: nil), audit: ScopeAudit())
+/// try await app.prepare()  // opens the database; reports every wiring problem at once
+/// ```
+public func makeAppContext(
+    config: ServerConfig,
+    audit: ScopeAudit = ScopeAudit(),
+    logger: Logger = Logger(label: "todo-server", metadataProvider: .contextual)
+) -> Context {
+    Context(name: "app") {
+        $0.serverConfig = config
+        $0.logger = logger
+        $0.provide(audit)
+        $0.provide(TodoStore.self, lifetime: .singleton) { app in
+            try await TodoStore.open(path: app[\.serverConfig].databasePath)
+        }
+        $0.provide(UnitOfWork.self, lifetime: .scoped) { request in
+            UnitOfWork(
+                requestID: request[\.requestID],
+                store: try request.require(TodoStore.self),
+                audit: try request.require(ScopeAudit.self)
+            )
+        }
+    }
+}
+
+/// The bridge the server uses: the request ID travels into `ServiceContext`.
+///
+/// ```swift
+/// RequestScopeMiddleware<BasicRequestContext>(app: app, bridge: .server)
+/// ```
+extension ServiceContextBridge {
+    public static let server = ServiceContextBridge().carrying(\.requestID, as: RequestIDServiceKey.self)
+}
+
+/// What a request reads, by `@Injected`: made per request, inside its scope.
+struct RequestHandler {
+    @Injected(\.requestID) var requestID
+    @Injected(\.logger) var logger
+    @Injected(\.serverConfig) var config
+    @Injected(UnitOfWork.self) var work
+
+    /// `GET /hello`: the request's ID, as the handler and its unit of work see it.
+    func hello() -> String {
+        "\(config.greeting) \(requestID) \(work.requestID)"
+    }
+
+    /// `POST /todos`: adds an item through the request's unit of work.
+    func add(title: String) async throws -> Todo {
+        logger.info("adding a todo")
+        return try await work.add(title: title)
+    }
+
+    /// `GET /todos/stream`: every item, one line each, written after the middleware returned.
+    func stream(_ todos: [Todo]) -> ResponseBody {
+        let work = self.work
+        let requestID = self.requestID
+        return ResponseBody { writer in
+            for todo in todos {
+                await Task.yield()
+                // Still this request's unit of work, not shut down yet: the scope covers the body.
+                let line = "\(todo.title) (read by \(work.requestID), shut down: \(work.isShutDown))\n"
+                try await writer.write(ByteBuffer(string: line))
+            }
+            let current = Context.current[\.requestID]
+            try await writer.write(ByteBuffer(string: "done by \(requestID), current \(current)\n"))
+            try await writer.finish(nil)
+        }
+    }
+}
+
+/// The routes, served in a scope per request below `app`.
+///
+/// ```swift
+/// let router = makeRouter(app: app)
+/// let application = Application(router: router)
+/// ```
+public func makeRouter(app: Context) -> Router<BasicRequestContext> {
+    let router = Router()
+    router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server))
+    router.get("/hello") { _, _ in RequestHandler().hello() }
+    router.post("/todos") { request, _ in
+        let title = String(buffer: try await request.body.collect(upTo: 4096))
+        return try await RequestHandler().add(title: title)
+    }
+    router.get("/todos") { _, _ in
+        try await Context.current.require(TodoStore.self).all()
+    }
+    router.get("/todos/stream") { _, _ in
+        let todos = try await Context.current.require(TodoStore.self).all()
+        return Response(status: .ok, body: RequestHandler().stream(todos))
+    }
+    router.get("/trace") { _, _ in
+        // What a tracer or a log handler sees in ServiceContext.
+        ServiceContext.current?[RequestIDServiceKey.self] ?? "none"
+    }
+    router.get("/missing") { _, _ in
+        // Nothing provides ReportBuilder: `require` throws, the middleware answers 500 with the message.
+        try Context.current.require(ReportBuilder.self).title
+    }
+    return router
+}
+
+/// Provided by nobody: `GET /missing` shows what a request-level wiring failure answers.
+final class ReportBuilder: Sendable {
+    let title = "report"
+}
+
+/// Shuts the app context down (closing the database) once the HTTP server has stopped.
+///
+/// Put it before the application in a `ServiceGroup`: on graceful shutdown the group stops its services
+/// in reverse order, so the server drains its requests first, then this service ends the app context.
+///
+/// ```swift
+/// let group = ServiceGroup(services: [AppContextService(app), application], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+public struct AppContextService: Service {
+    let app: Context
+
+    /// Makes the service for `app`.
+    ///
+    /// ```swift
+    /// let service = AppContextService(app)
+    /// ```
+    public init(_ app: Context) { self.app = app }
+
+    /// Waits for graceful shutdown (or cancellation), then shuts the app context down.
+    ///
+    /// ```swift
+    /// try await AppContextService(app).run()  // returns after the group shuts down
+    /// ```
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await app.shutdown()
+    }
+}
+
+/// The server: the app context, checked, and a Hummingbird application on `host`:`port`, with the app
+/// context's lifecycle service.
+///
+/// ```swift
+/// let (app, application) = try await buildApplication(config: ServerConfig(), host: "127.0.0.1", port: 8080)
+/// try await application.runService()
+/// ```
+public func buildApplication(
+    config: ServerConfig,
+    audit: ScopeAudit = ScopeAudit(),
+    host: String = "127.0.0.1",
+    port: Int = 8080,
+    logger: Logger = Logger(label: "todo-server", metadataProvider: .contextual),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> (app: Context, application: some ApplicationProtocol) {
+    let app = makeAppContext(config: config, audit: audit, logger: logger)
+    try await app.prepare()  // opens the database, reports every wiring problem at once
+    let application = Application(
+        router: makeRouter(app: app),
+        configuration: .init(address: .hostname(host, port: port), serverName: "todo-server"),
+        services: [AppContextService(app)],
+        onServerRunning: onServerRunning,
+        logger: logger
+    )
+    return (app, application)
+}

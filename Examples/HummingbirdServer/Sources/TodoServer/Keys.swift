@@ -1,0 +1,70 @@
+// The values a request reads from its context: its ID, the logger and the server's configuration.
+
+import Contextual
+import Logging
+
+/// The server's settings, set once in the app context.
+///
+/// ```swift
+/// let app = Context(name: "app") { $0.serverConfig = ServerConfig(databasePath: nil) }
+/// ```
+public struct ServerConfig: Sendable {
+    /// The SQLite file; `nil` keeps the database in memory (tests, the load test).
+    public var databasePath: String?
+    /// What `GET /hello` says.
+    public var greeting: String
+
+    /// Makes a configuration.
+    ///
+    /// ```swift
+    /// let config = ServerConfig(databasePath: "todos.sqlite", greeting: "hello")
+    /// ```
+    public init(databasePath: String? = nil, greeting: String = "hello") {
+        self.databasePath = databasePath
+        self.greeting = greeting
+    }
+}
+
+enum ServerConfigKey: ContextKey {
+    static var defaultValue: ServerConfig { ServerConfig() }
+}
+
+enum RequestIDKey: ContextKey {
+    static var defaultValue: String { "none" }
+}
+
+enum LoggerKey: ContextKey {
+    static var defaultValue: Logger { Logger(label: "todo-server", metadataProvider: .contextual) }
+}
+
+extension ContextValues {
+    /// The server's configuration.
+    ///
+    /// ```swift
+    /// let path = Context.current[\.serverConfig].databasePath
+    /// ```
+    public var serverConfig: ServerConfig {
+        get { self[ServerConfigKey.self] }
+        set { self[ServerConfigKey.self] = newValue }
+    }
+
+    /// The ID of the request being served; `"none"` outside a request.
+    ///
+    /// ```swift
+    /// let id = Context.current[\.requestID]
+    /// ```
+    public var requestID: String {
+        get { self[RequestIDKey.self] }
+        set { self[RequestIDKey.self] = newValue }
+    }
+
+    /// The logger; by default one whose metadata provider adds the current request's ID to every line.
+    ///
+    /// ```swift
+    /// Context.current[\.logger].info("serving")
+    /// ```
+    public var logger: Logger {
+        get { self[LoggerKey.self] }
+        set { self[LoggerKey.self] = newValue }
+    }
+}

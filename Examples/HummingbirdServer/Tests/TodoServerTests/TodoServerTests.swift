@@ -1,0 +1,169 @@
+// The server's wiring, tested against the server on 127.0.0.1 with the loopback client.
+
+import Contextual
+import Hummingbird
+import Logging
+import LoopbackHTTP
+import ServiceContextModule
+import Testing
+import TodoServer
+
+/// Serves an app context with an in-memory database, prepared, on an ephemeral port of 127.0.0.1, for
+/// `body`, with one keep-alive connection; then stops the server gracefully. Returns the app context.
+@discardableResult
+func withServer(
+    audit: ScopeAudit = ScopeAudit(),
+    _ body: (inout LoopbackConnection) async throws -> Void
+) async throws -> Context {
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let ports = AsyncStream<Int>.makeStream()
+    let (app, application) = try await buildApplication(
+        config: ServerConfig(),
+        audit: audit,
+        port: 0,
+        logger: logger,
+        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
+    )
+    try await serveOnLoopback(application, ports: ports.stream, logger: logger) { port in
+        try await withLoopbackConnection(port: port) { http in
+            #expect(!app.isEnded, "the app context lives while the server serves")
+            try await body(&http)
+        }
+    }
+    return app
+}
+
+@Suite("The Hummingbird server wired with Contextual, on 127.0.0.1")
+struct TodoServerTests {
+    @Test("A handler reads the request's ID with @Injected, and so does its scoped unit of work")
+    func requestID() async throws {
+        let audit = ScopeAudit()
+        try await withServer(audit: audit) { http in
+            for id in ["r-1", "r-2"] {
+                let response = try await http.get("/hello", requestID: id)
+                #expect(response.status == .ok)
+                #expect(response.body == "hello \(id) \(id)")
+                #expect(response.requestID == id)
+                #expect(audit.lastShutDown == id, "the unit of work of \(id) was shut down after its response")
+            }
+        }
+        #expect(audit.built == audit.shutDown && audit.repeatedShutdowns == 0)
+    }
+
+    @Test("A request without an ID gets a new one, different for each request")
+    func generatedIDs() async throws {
+        try await withServer { http in
+            let first = try await http.get("/hello").requestID
+            let second = try await http.get("/hello").requestID
+            #expect(first != nil)
+            #expect(first != second)
+        }
+    }
+
+    @Test("A streamed body runs in the request's scope: its unit of work is alive, then shut down once")
+    func streamedBody() async throws {
+        let audit = ScopeAudit()
+        try await withServer(audit: audit) { http in
+            for title in ["write", "ship"] {
+                let added = try await http.post("/todos", requestID: "add-\(title)", body: title)
+                #expect(added.status == .ok)
+                #expect(added.body.contains("\"title\":\"\(title)\""), "the todo, as JSON: \(added.body)")
+            }
+            let response = try await http.get("/todos/stream", requestID: "s-1")
+            #expect(
+                response.body == """
+                    write (read by s-1, shut down: false)
+                    ship (read by s-1, shut down: false)
+                    done by s-1, current s-1
+
+                    """
+            )
+        }
+        // The scope ends after the body's last write, which the client may read first: check once the
+        // server has stopped, which waits for its requests to finish.
+        #expect(audit.lastShutDown == "s-1", "the stream's unit of work was shut down after its body")
+        #expect(audit.repeatedShutdowns == 0)
+        #expect(audit.built == audit.shutDown)
+    }
+
+    @Test("A missing object answers 500 with Contextual's message, and the server goes on serving")
+    func missingObject() async throws {
+        try await withServer { http in
+            let response = try await http.get("/missing")
+            #expect(response.status == .internalServerError)
+            #expect(response.headers.first(name: "x-contextual-error") == "missingObject")
+            #expect(response.body.contains("ReportBuilder"), "the body names the missing type: \(response.body)")
+            #expect(response.body.hasPrefix("Contextual: "))
+            let next = try await http.get("/hello")
+            #expect(next.status == .ok)
+        }
+    }
+
+    @Test("The request ID reaches ServiceContext, where tracers and log handlers read it")
+    func serviceContext() async throws {
+        try await withServer { http in
+            let response = try await http.get("/trace", requestID: "t-7")
+            #expect(response.body == "t-7")
+        }
+    }
+
+    @Test("After a graceful stop, AppContextService has shut the app context down, closing the database")
+    func lifecycle() async throws {
+        let audit = ScopeAudit()
+        let app = try await withServer(audit: audit) { http in
+            let response = try await http.get("/hello", requestID: "live-1")
+            #expect(response.body == "hello live-1 live-1")
+        }
+        #expect(app.isEnded, "AppContextService shut the app context down after the server stopped")
+        #expect(audit.built == audit.shutDown)
+        #expect(throws: ContextError.self) { try app.require(UnitOfWork.self) }
+    }
+
+    @Test("The plain Hummingbird variant answers the same")
+    func plainVariant() async throws {
+        let store = try await TodoStore.open(path: nil)
+        let audit = ScopeAudit()
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let ports = AsyncStream<Int>.makeStream()
+        let application = Application(
+            router: makePlainRouter(config: ServerConfig(), store: store, audit: audit),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        try await serveOnLoopback(application, ports: ports.stream, logger: logger) { port in
+            try await withLoopbackConnection(port: port) { http in
+                let response = try await http.get("/hello", requestID: "p-1")
+                #expect(response.body == "hello p-1 p-1")
+                #expect(audit.lastShutDown == "p-1")
+            }
+        }
+        #expect(audit.built == audit.shutDown)
+        try await store.shutdown()
+    }
+}
+
+@Suite("swift-log and ServiceContext read the current context")
+struct BridgeTests {
+    @Test("The metadata provider adds the current request's ID, and nothing outside a request")
+    func metadataProvider() {
+        let request = makeAppContext(config: ServerConfig()).child(\.requestID, "m-1", name: "request")
+        let inside = request.run { Logger.MetadataProvider.contextual.get() }
+        #expect(inside["request.id"] == .string("m-1"))
+        #expect(Logger.MetadataProvider.contextual.get().isEmpty)
+    }
+
+    @Test("The bridge carries the request ID into a ServiceContext, and back into a new scope")
+    func roundTrip() async throws {
+        let app = makeAppContext(config: ServerConfig())
+        let request = app.child(\.requestID, "b-1", name: "request")
+        let serviceContext = ServiceContextBridge.server.serviceContext(for: request, base: .topLevel)
+        #expect(serviceContext[RequestIDServiceKey.self] == "b-1")
+        let job = app.scope(name: "job") { ServiceContextBridge.server.importValues(from: serviceContext, into: &$0) }
+        #expect(job[\.requestID] == "b-1")
+        let untouched = app.scope(name: "job") { ServiceContextBridge.server.importValues(from: .topLevel, into: &$0) }
+        #expect(untouched[\.requestID] == "none")
+        try await job.shutdown()
+        try await untouched.shutdown()
+    }
+}

@@ -1,0 +1,29 @@
+// swift-tools-version:6.2
+import Foundation
+import PackageDescription
+
+// Contextual is a path dependency two folders up; a path dependency is identified by its folder's name,
+// which depends on where the repository was cloned, so read it from this manifest's location.
+let libraryPackage = URL(fileURLWithPath: Context.packageDirectory)
+    .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+// The Vapor recipe of the "Using Contextual with Vapor" article. Unlike the other examples, CI does not
+// build it: Vapor takes about 8 minutes to build on CI's 2-core machine. `swift build` here builds it.
+let package = Package(
+    name: "VaporServer",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../.."),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "VaporTodoServer",
+            dependencies: [
+                .product(name: "Contextual", package: libraryPackage),
+                .product(name: "Vapor", package: "vapor"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
