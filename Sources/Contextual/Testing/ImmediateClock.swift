@@ -62,7 +62,7 @@ public final class ImmediateClock: Clock, Sendable {
         }
     }
 
-    private let time: Locked<Instant>
+    private let time: Locked<(now: Instant, sleeps: [Duration])>
 
     /// Makes a clock whose time starts at `now`.
     ///
@@ -72,7 +72,7 @@ public final class ImmediateClock: Clock, Sendable {
     ///
     /// - Parameter now: The clock's time to start at.
     public init(now: Instant = Instant()) {
-        self.time = Locked(now)
+        self.time = Locked((now, []))
     }
 
     /// The clock's time: its start plus every sleep so far.
@@ -81,7 +81,16 @@ public final class ImmediateClock: Clock, Sendable {
     /// try await clock.sleep(for: .seconds(2))
     /// clock.now.offset  // 2 seconds
     /// ```
-    public var now: Instant { time.withLock { $0 } }
+    public var now: Instant { time.withLock { $0.now } }
+
+    /// Every wait asked of the clock, in order: how far each sleep's deadline was from the clock's time
+    /// (zero for a deadline already past), so that a test can assert the delays code waited for.
+    ///
+    /// ```swift
+    /// try await clock.sleep(for: .milliseconds(200))
+    /// clock.sleeps  // [200 milliseconds]
+    /// ```
+    public var sleeps: [Duration] { time.withLock { $0.sleeps } }
 
     /// Zero: any duration can be slept.
     ///
@@ -102,7 +111,10 @@ public final class ImmediateClock: Clock, Sendable {
     ///   - tolerance: Ignored.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        time.withLock { now in now = Swift.max(now, deadline) }
+        time.withLock { time in
+            time.sleeps.append(Swift.max(.zero, time.now.duration(to: deadline)))
+            time.now = Swift.max(time.now, deadline)
+        }
         await Task.yield()
         try Task.checkCancellation()
     }
