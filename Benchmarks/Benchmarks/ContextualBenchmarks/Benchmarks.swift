@@ -19,27 +19,10 @@ let benchmarks: @Sendable () -> Void = {
         ]
     )
     for scenario in allScenarios {
-        Benchmark(thresholdName(of: scenario.name)) { benchmark in
+        Benchmark(scenario.benchmarkName) { benchmark in
             let run = scenario.prepare()
             benchmark.startMeasurement()
             run(benchmark.scaledIterations.count)
         }
     }
-}
-
-/// The scenario's name in ASCII letters, digits and `_` only ("@Injected by type, root · Contextual" is
-/// `Injected_by_type_root_Contextual`), which names its thresholds file. package-benchmark 1.38.1 writes
-/// thresholds under a name with spaces turned into `_` but reads them back under the name as given, so a
-/// name with a space would never be checked; punctuation made file names that shells and CI mangle.
-func thresholdName(of name: String) -> String {
-    var result = ""
-    for character in name {
-        if character.isASCII && (character.isLetter || character.isNumber) {
-            result.append(character)
-        } else if !result.isEmpty && result.last != "_" {
-            result.append("_")
-        }
-    }
-    while result.last == "_" { result.removeLast() }
-    return result
 }

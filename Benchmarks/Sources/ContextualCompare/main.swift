@@ -394,27 +394,12 @@ func readFile(_ path: String) -> String? {
 
 /// Allocations per operation stored for `group` · Contextual (the files count per 1,000 operations).
 @MainActor func storedAllocations(_ group: String) -> Double? {
-    let name = "ContextualBenchmarks.\(thresholdName(of: "\(group) · Contextual")).p90.json"
+    let name = "ContextualBenchmarks.\(Scenario.benchmarkName(of: "\(group) · Contextual")).p90.json"
     guard let text = readFile(thresholdsDirectory + "/" + name),
         let colon = text.firstIndex(of: ":")
     else { return nil }
     let digits = text[text.index(after: colon)...].filter { $0.isNumber }
     return Double(String(digits)).map { $0 / 1000 }
-}
-
-/// The name package-benchmark's thresholds file has for `name` (as `thresholdName(of:)` in
-/// Benchmarks/ContextualBenchmarks makes it): ASCII letters, digits and `_` only.
-func thresholdName(of name: String) -> String {
-    var result = ""
-    for character in name {
-        if character.isASCII && (character.isLetter || character.isNumber) {
-            result.append(character)
-        } else if !result.isEmpty && result.last != "_" {
-            result.append("_")
-        }
-    }
-    while result.last == "_" { result.removeLast() }
-    return result
 }
 
 var allocationFailures: [String] = []

@@ -23,6 +23,27 @@ public struct Scenario: Sendable {
 
     /// The name package-benchmark shows, e.g. "warm resolve (root) · Contextual".
     public var name: String { "\(group) · \(system.rawValue)" }
+
+    /// The name package-benchmark measures this scenario under, which also names its thresholds file:
+    /// ``name`` in ASCII letters, digits and `_` only ("@Injected by type, root · Contextual" is
+    /// `Injected_by_type_root_Contextual`). package-benchmark 1.38.1 writes thresholds under a name with
+    /// spaces turned into `_` but reads them back under the name as given, so a name with a space would
+    /// never be checked; punctuation made file names that shells and CI mangle.
+    public var benchmarkName: String { Scenario.benchmarkName(of: name) }
+
+    /// ``benchmarkName`` for a scenario named `name`.
+    public static func benchmarkName(of name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isASCII && (character.isLetter || character.isNumber) {
+                result.append(character)
+            } else if !result.isEmpty && result.last != "_" {
+                result.append("_")
+            }
+        }
+        while result.last == "_" { result.removeLast() }
+        return result
+    }
 }
 
 /// The systems compared, in table order.
