@@ -126,6 +126,9 @@ final class ScopeStore: Sendable {
     /// Waits for the builds this scope owns to end, at most `limit`; returns the labels of those still
     /// running then (empty when all ended), and how long the oldest had run.
     func waitForBuilds(atMost limit: Duration) async -> [String] {
+        // The common case, nothing running: no task and no timer (a timer, even cancelled, is kept by
+        // the runtime until its deadline: one per request would hold memory for the limit's length).
+        if state.withLock({ $0.running.isEmpty }) { return [] }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
