@@ -82,17 +82,17 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         }
         return try cell.value(frame: frame, asker: asker) { () throws(ContextError) -> Value in
             let store = target.context.scopeStore
-            guard store.beginBuild(label) != nil else {
+            guard store.beginBuild(of: self) else {
                 throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
             }
             let value: Value
             do throws(ContextError) {
                 value = try run(make, on: target.context, in: frame, asker: asker)
             } catch {
-                store.endBuild(label, Value?.none, by: self)
+                store.endBuild(Value?.none, by: self)
                 throw error
             }
-            try checkOwned(store.endBuild(label, value, by: self), value, owner: target.context, asker: asker)
+            try checkOwned(store.endBuild(value, by: self), value, owner: target.context, asker: asker)
             return value
         }
     }
@@ -110,17 +110,17 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         }
         return try await cell.value(frame: frame, asker: asker) { () async throws(ContextError) -> Value in
             let store = target.context.scopeStore
-            guard store.beginBuild(label) != nil else {
+            guard store.beginBuild(of: self) else {
                 throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
             }
             let value: Value
             do throws(ContextError) {
                 value = try await run(make, on: target.context, in: frame, asker: asker)
             } catch {
-                store.endBuild(label, Value?.none, by: self)
+                store.endBuild(Value?.none, by: self)
                 throw error
             }
-            try checkOwned(store.endBuild(label, value, by: self), value, owner: target.context, asker: asker)
+            try checkOwned(store.endBuild(value, by: self), value, owner: target.context, asker: asker)
             return value
         }
     }

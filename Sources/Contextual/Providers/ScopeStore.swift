@@ -21,7 +21,7 @@ final class ScopeStore: Sendable {
         /// object is kept only if it is to be shut down.
         var built: [(builder: Builder, object: (any ScopeShutdown)?)] = []
         /// The builds this scope owns that are running (a scoped object, a singleton it registered).
-        var running: [(label: String, started: ContinuousClock.Instant)] = []
+        var running = RunningBuilds()
         /// Shutdowns waiting for the running builds to end.
         var drained: [CheckedContinuation<Void, Never>] = []
         /// Set once the shutdown took the objects to shut down: what is built later is shut down by
@@ -58,22 +58,23 @@ final class ScopeStore: Sendable {
         case closed
     }
 
-    /// Starts a build this scope will own (a handle to pass to ``endBuild(_:_:by:)``); nil when the
-    /// scope ended, so that it builds nothing more.
-    func beginBuild(_ label: String) -> Int? {
+    /// Starts a build of `provider` this scope will own; false when the scope ended, so that it builds
+    /// nothing more. Allocates nothing while one build at a time runs (the first resolve of a singleton
+    /// is on a benchmarked path).
+    func beginBuild(of provider: any AnyProviderBox) -> Bool {
         state.withLock { state in
-            if ended.load(ordering: .acquiring) { return nil }
-            state.running.append((label, .now))
-            return state.running.count - 1
+            if ended.load(ordering: .acquiring) { return false }
+            state.running.insert(provider)
+            return true
         }
     }
 
-    /// Ends a build begun with ``beginBuild(_:)``: records `object` (nil when the build failed), to be
+    /// Ends a build begun with ``beginBuild(of:)``: records `object` (nil when the build failed), to be
     /// shut down with the scope if it adopts ``ScopeShutdown``, and wakes a shutdown waiting for it.
     @discardableResult
-    func endBuild(_ label: String, _ object: (some Sendable)?, by provider: any AnyProviderBox) -> Outcome {
+    func endBuild(_ object: (some Sendable)?, by provider: any AnyProviderBox) -> Outcome {
         let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
-            if let index = state.running.lastIndex(where: { $0.label == label }) { state.running.remove(at: index) }
+            state.running.remove(provider)
             var outcome = Outcome.recorded
             if let object {
                 if state.closed {
@@ -150,7 +151,7 @@ final class ScopeStore: Sendable {
             }
             for continuation in waiting { continuation.resume() }
         }
-        return state.withLock { $0.running.map(\.label) }
+        return state.withLock { $0.running.labels }
     }
 
     /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
@@ -187,5 +188,33 @@ extension ScopeStore {
             case .adopted(let label): label
             }
         }
+    }
+}
+
+// MARK: - RunningBuilds
+
+extension ScopeStore {
+    /// The builds a scope owns that are running: one inline (the common case, no allocation), more in an
+    /// array.
+    struct RunningBuilds {
+        private var first: (any AnyProviderBox)?
+        private var more: [any AnyProviderBox] = []
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func insert(_ provider: any AnyProviderBox) {
+            if first == nil { first = provider } else { more.append(provider) }
+        }
+
+        mutating func remove(_ provider: any AnyProviderBox) {
+            if let first, first === provider {
+                self.first = more.popLast()
+            } else if let index = more.firstIndex(where: { $0 === provider }) {
+                more.remove(at: index)
+            }
+        }
+
+        /// The labels of the providers building, for a report.
+        var labels: [String] { (first.map { [$0] } ?? []).map(\.label) + more.map(\.label) }
     }
 }
