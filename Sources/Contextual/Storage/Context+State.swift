@@ -166,6 +166,8 @@ extension Context {
     func bindProviders(in own: FrozenTable) {
         for entry in own.entries {
             if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
+            // The ancestors' providers in the list are bound already: the first binding wins.
+            if let list = entry.box as? any AnyProviderList { list.ownProviders.forEach { $0.bind(to: self) } }
         }
     }
 
