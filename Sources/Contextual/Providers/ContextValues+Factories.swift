@@ -7,13 +7,16 @@ extension ContextValues {
     /// ``Factory``<`Arguments`, `Object`>: the environment-style answer to a resolve that takes arguments.
     ///
     /// ```swift
-    /// $0.provideFactory(ReportBuilder.self) { ctx, (user, days): (String, Int) in
-    ///     try ReportBuilder(user: user, days: days, database: ctx.require(Database.self))
+    /// $0.provideFactory(ReportBuilder.self) { (ctx: Context, args: (user: String, days: Int)) in
+    ///     try ReportBuilder(user: args.user, days: args.days, database: ctx.require(Database.self))
     /// }
-    /// let report = try request.make(ReportBuilder.self, ("ada", 7))
+    /// let report = try request.make(ReportBuilder.self, (user: "ada", days: 7))
     /// ```
     ///
-    /// Several arguments are one tuple. The closure receives the context the factory was resolved from
+    /// Several arguments are one tuple, and the arguments' type, labels included, is part of the
+    /// factory's identity: a factory of `(user: String, days: Int)` is made with
+    /// `(user: "ada", days: 7)`. Swift does not destructure a tuple in a closure's parameters, so name
+    /// it and read its elements (`args.user`). The closure receives the context the factory was resolved from
     /// (as a transient provider's does) and the arguments, and runs once per call. ``Context/validate()``
     /// checks that the factory resolves, not what it builds: it has no arguments to call it with.
     ///

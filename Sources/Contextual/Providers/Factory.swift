@@ -9,12 +9,12 @@
 /// ```swift
 /// let app = Context(name: "app") {
 ///     $0.provide(Database.self, lifetime: .singleton) { _ in Database() }
-///     $0.provideFactory(ReportBuilder.self) { ctx, (user, days): (String, Int) in
-///         try ReportBuilder(user: user, days: days, database: ctx.require(Database.self))
+///     $0.provideFactory(ReportBuilder.self) { (ctx: Context, args: (user: String, days: Int)) in
+///         try ReportBuilder(user: args.user, days: args.days, database: ctx.require(Database.self))
 ///     }
 /// }
-/// let makeReport = try app.require(Factory<(String, Int), ReportBuilder>.self)
-/// let report = try makeReport(("ada", 7))
+/// let makeReport = try app.require(Factory<(user: String, days: Int), ReportBuilder>.self)
+/// let report = try makeReport((user: "ada", days: 7))
 /// ```
 ///
 /// Each call builds a new object, as a transient provider does: from the context the factory was
@@ -29,7 +29,7 @@ public struct Factory<Arguments, Object: Sendable>: Sendable {
     /// from.
     ///
     /// ```swift
-    /// let report = try makeReport(("ada", 7))
+    /// let report = try makeReport((user: "ada", days: 7))
     /// ```
     ///
     /// - Parameter arguments: What the object needs besides what the context holds.
