@@ -166,8 +166,21 @@ struct ForwardingTests {
             $0.forward(AccountStore.self, to: PostgresStore.self)
         }
         try app.validate()
+        #expect(throws: ContextError.self) { try app.require(AccountStore.self) }
         let users = try await app.prepare(AccountStore.self)
         #expect(users.id == 3)
         #expect(try app.require(AccountStore.self).id == 3)
+    }
+
+    @Test("Once an async primary is prepared, its forwarded types resolve synchronously")
+    func asyncPrimaryPrepared() async throws {
+        let app = Context(name: "app") {
+            $0.provide(PostgresStore.self, lifetime: .singleton) { _ async in PostgresStore(id: 4, log: Collector()) }
+            $0.forward(AccountStore.self, InvoiceStore.self, to: PostgresStore.self)
+        }
+        let store = try await app.prepare(PostgresStore.self)
+        #expect(try app.require(AccountStore.self) as AnyObject === store)
+        try await app.prepare()
+        #expect(try app.require(InvoiceStore.self) as AnyObject === store)
     }
 }

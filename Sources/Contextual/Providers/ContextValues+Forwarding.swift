@@ -63,10 +63,13 @@ extension ContextValues {
             }
             return forwarded
         }
-        let factory: ProviderBox<Forwarded>.Factory =
-            source.isAsync
-            ? .async { context in try convert(try await source.resolveAsync(from: context)) }
-            : .sync { context in try convert(try source.resolve(from: context)) }
+        // Synchronous reads work once an async primary was built, as they do for the primary itself.
+        let sync: @Sendable (Context) throws -> Forwarded = { context in try convert(try source.resolve(from: context)) }
+        var async: (@Sendable (Context) async throws -> Forwarded)?
+        if source.isAsync {
+            async = { context in try convert(try await source.resolveAsync(from: context)) }
+        }
+        let factory = ProviderBox<Forwarded>.Factory.forwarding(sync, async: async)
         own = own.setting(
             StorageID(object: type),
             to: ProviderBox(

@@ -15,6 +15,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     enum Factory: Sendable {
         case sync(@Sendable (Context) throws -> Value)
         case async(@Sendable (Context) async throws -> Value)
+        /// A forwarding's: synchronous (which returns its primary's object once built), and awaiting when
+        /// its primary's factory is async.
+        case forwarding(@Sendable (Context) throws -> Value, async: (@Sendable (Context) async throws -> Value)?)
     }
 
     @usableFromInline
@@ -59,8 +62,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     var name: String { String(describing: entryType) }
 
     var isAsync: Bool {
-        if case .async = factory { return true }
-        return false
+        switch factory {
+        case .sync: false
+        case .async: true
+        case .forwarding(_, let async): async != nil
+        }
     }
 
     @usableFromInline
@@ -102,7 +108,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
-        guard case .sync(let make) = factory else { throw ContextError.asyncProvider(label, asker: asker) }
+        let make: @Sendable (Context) throws -> Value
+        switch factory {
+        case .sync(let sync), .forwarding(let sync, _): make = sync
+        case .async: throw ContextError.asyncProvider(label, asker: asker)
+        }
         let frame = try ResolutionFrame.enter(self)
         guard let cell = target.cell else {
             return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
@@ -140,7 +150,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// The object for `asker`, awaiting an async factory (a synchronous one runs as in
     /// ``resolve(from:)``).
     func resolveAsync(from asker: Context) async throws(ContextError) -> Value {
-        guard case .async(let make) = factory else { return try resolve(from: asker) }
+        let make: @Sendable (Context) async throws -> Value
+        switch factory {
+        case .async(let async), .forwarding(_, async: let async?): make = async
+        default: return try resolve(from: asker)
+        }
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
