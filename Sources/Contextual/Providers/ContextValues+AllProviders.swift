@@ -16,7 +16,7 @@ extension ContextValues {
     /// ```
     ///
     /// Providers added this way are not resolved by ``Context/require(_:)-(T.Type)``, and one registered
-    /// with ``provide(_:lifetime:_:)-(T.Type,_,_)`` is not among them: the two registrations of a type are
+    /// with ``provide(_:lifetime:_:)-3ybip`` is not among them: the two registrations of a type are
     /// independent. Each provider has a lifetime of its own, as with `provide`, is validated by
     /// ``Context/validate()``, and shuts down what it built with its scope.
     ///
@@ -27,7 +27,7 @@ extension ContextValues {
     /// - Parameters:
     ///   - type: The type the providers are resolved together by (a protocol, say).
     ///   - lifetime: How long what the factory builds lives (see ``Lifetime``).
-    ///   - factory: Builds the object from the context given, as for ``provide(_:lifetime:_:)-(T.Type,_,_)``.
+    ///   - factory: Builds the object from the context given, as for ``provide(_:lifetime:_:)-3ybip``.
     public mutating func addProvider<Object: Sendable>(
         _ type: Object.Type,
         lifetime: Lifetime,
