@@ -58,7 +58,9 @@ struct FactoryArgumentTests {
     @Test("A factory that throws fails with factoryFailed, naming it")
     func failure() {
         let app = Context(name: "app") {
-            $0.provideFactory(Report.self) { (_: Context, user: String) throws -> Report in throw TestFailure(reason: user) }
+            $0.provideFactory(Report.self) { (_: Context, user: String) throws -> Report in
+                throw TestFailure(reason: user)
+            }
         }
         do throws(ContextError) {
             _ = try app.make(Report.self, "ada")
@@ -102,6 +104,7 @@ struct FactoryArgumentTests {
     @Test("Validation resolves the factory and the wiring description shows it")
     func validation() throws {
         try app.validate()
-        #expect(app.wiringDescription.contains("object Factory<(user: String, days: Int), Report>: transient provider of Factory"))
+        let line = "object Factory<(user: String, days: Int), Report>: transient provider of Factory"
+        #expect(app.wiringDescription.contains(line))
     }
 }

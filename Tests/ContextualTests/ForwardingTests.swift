@@ -61,8 +61,12 @@ struct ForwardingTests {
                 }
                 $0.forward(AccountStore.self, InvoiceStore.self, to: PostgresStore.self)
             }
-            async let users = onThread { (try? app.require(AccountStore.self)).map { ObjectIdentifier($0 as AnyObject) } }
-            async let orders = onThread { (try? app.require(InvoiceStore.self)).map { ObjectIdentifier($0 as AnyObject) } }
+            async let users = onThread {
+                (try? app.require(AccountStore.self)).map { ObjectIdentifier($0 as AnyObject) }
+            }
+            async let orders = onThread {
+                (try? app.require(InvoiceStore.self)).map { ObjectIdentifier($0 as AnyObject) }
+            }
             try await Task.sleep(for: .milliseconds(2))
             gate.open()
             let (first, second) = await (users, orders)

@@ -64,7 +64,9 @@ extension ContextValues {
             return forwarded
         }
         // Synchronous reads work once an async primary was built, as they do for the primary itself.
-        let sync: @Sendable (Context) throws -> Forwarded = { context in try convert(try source.resolve(from: context)) }
+        let sync: @Sendable (Context) throws -> Forwarded = { context in
+            try convert(try source.resolve(from: context))
+        }
         var async: (@Sendable (Context) async throws -> Forwarded)?
         if source.isAsync {
             async = { context in try convert(try await source.resolveAsync(from: context)) }

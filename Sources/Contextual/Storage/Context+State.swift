@@ -167,7 +167,9 @@ extension Context {
         for entry in own.entries {
             if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
             // The ancestors' providers in the list are bound already: the first binding wins.
-            if let list = entry.box as? any AnyProviderList { list.ownProviders.forEach { $0.bind(to: self) } }
+            if let list = entry.box as? any AnyProviderList {
+                for provider in list.ownProviders { provider.bind(to: self) }
+            }
         }
     }
 
