@@ -110,4 +110,15 @@ struct AllProvidersTests {
         #expect(text.contains("all HealthCheck: 2 providers along the chain, added here: \(built); \(built)"))
         #expect(text.contains("all HealthCheck: 3 providers along the chain, added here: transient provider of"))
     }
+
+    @Test("prepare() builds every provider added, each object shut down once")
+    func prepare() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.addProvider(HealthCheck.self, lifetime: .scoped) { _ in Check("first", log: log) }
+            $0.addProvider(HealthCheck.self, lifetime: .scoped) { _ in Check("second", log: log) }
+        }
+        try await app.prepare()
+        #expect(log.all == ["shutdown second", "shutdown first"])
+    }
 }

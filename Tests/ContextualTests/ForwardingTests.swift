@@ -187,4 +187,24 @@ struct ForwardingTests {
         try await app.prepare()
         #expect(try app.require(InvoiceStore.self) as AnyObject === store)
     }
+
+    @Test("prepare() builds a forwarded scoped object once in its throwaway scope and shuts it down once")
+    func prepareShutsDownOnce() async throws {
+        let builds = Counter()
+        let log = Collector<String>()
+        let app = app(.scoped, builds: builds, log: log)
+        try await app.prepare()
+        #expect(builds.count == 1)
+        #expect(log.all == ["shutdown 1"])
+    }
+
+    @Test("A context below can override one forwarded type and keep the others")
+    func override() throws {
+        final class Memory: AccountStore { var id: Int { 99 } }
+        let app = app(.singleton, builds: Counter(), log: Collector())
+        let test = app.child { $0.provide(AccountStore.self, lifetime: .singleton) { _ in Memory() } }
+        #expect(try test.require(AccountStore.self).id == 99)
+        #expect(try test.require(InvoiceStore.self).id == 1)
+        #expect(test.wiringDescription.contains("overridden below"))
+    }
 }
