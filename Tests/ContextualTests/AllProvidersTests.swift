@@ -121,4 +121,19 @@ struct AllProvidersTests {
         try await app.prepare()
         #expect(log.all == ["shutdown second", "shutdown first"])
     }
+
+    @Test("update adds a provider after those added before; a child with its own list keeps what it copied")
+    func update() throws {
+        let app = Context(name: "app") {
+            $0.addProvider(HealthCheck.self, lifetime: .singleton) { _ in Check("first") }
+        }
+        let plain = app.child(name: "plain")
+        let own = app.child(name: "own") {
+            $0.addProvider(HealthCheck.self, lifetime: .singleton) { _ in Check("own") }
+        }
+        app.update { $0.addProvider(HealthCheck.self, lifetime: .singleton) { _ in Check("second") } }
+        #expect(try app.requireAll(HealthCheck.self).map(\.name) == ["first", "second"])
+        #expect(try plain.requireAll(HealthCheck.self).map(\.name) == ["first", "second"])
+        #expect(try own.requireAll(HealthCheck.self).map(\.name) == ["first", "own"])
+    }
 }
