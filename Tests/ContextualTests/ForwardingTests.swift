@@ -207,4 +207,32 @@ struct ForwardingTests {
         #expect(try test.require(InvoiceStore.self).id == 1)
         #expect(test.wiringDescription.contains("overridden below"))
     }
+
+    @Test("Concurrent first resolves of a scoped forwarding through two types in one scope build once")
+    func concurrentScoped() async throws {
+        for _ in 0..<20 {
+            let builds = Counter()
+            let gate = Gate()
+            let app = Context(name: "app") {
+                $0.provide(PostgresStore.self, lifetime: .scoped) { _ in
+                    gate.wait()
+                    builds.increment()
+                    return PostgresStore(id: 1, log: Collector())
+                }
+                $0.forward(AccountStore.self, InvoiceStore.self, to: PostgresStore.self)
+            }
+            let request = app.scope(name: "request")
+            async let users = onThread {
+                (try? request.require(AccountStore.self)).map { ObjectIdentifier($0 as AnyObject) }
+            }
+            async let orders = onThread {
+                (try? request.require(InvoiceStore.self)).map { ObjectIdentifier($0 as AnyObject) }
+            }
+            try await Task.sleep(for: .milliseconds(2))
+            gate.open()
+            let (first, second) = await (users, orders)
+            #expect(first != nil && first == second)
+            #expect(builds.count == 1)
+        }
+    }
 }
