@@ -33,6 +33,22 @@ extension ContextValues {
     }
 }
 
+// MARK: - Forwarding, factories with arguments, every provider of a type
+
+protocol UserStore: Sendable {}
+protocol OrderStore: Sendable {}
+final class PostgresStore: UserStore, OrderStore {}
+
+struct ReportBuilder: Sendable {
+    let user: String
+    let days: Int
+    let source: String
+}
+
+protocol StatusProbe: Sendable { var name: String { get } }
+final class DatabaseProbe: StatusProbe { var name: String { "database" } }
+final class QueueProbe: StatusProbe { var name: String { "queue" } }
+
 // MARK: - Test doubles for the rules (not in the article)
 
 /// An object that records its shutdown, and fails it when asked to; one type per `Tag`.
@@ -371,5 +387,58 @@ struct ServerWiringTests {
         let underlying = (error?.underlyingErrors ?? []).compactMap { $0 as? SampleFailure }
         #expect(underlying == [SampleFailure(reason: "body failed"), SampleFailure(reason: "b failed")])
         #expect(log.all == ["shutdown b"])
+    }
+
+    @Test("A forwarded singleton is one object under each of its types")
+    func forwarding() throws {
+        let stores = Context(name: "stores") {
+            $0.provide(PostgresStore.self, lifetime: .singleton) { _ in PostgresStore() }
+            $0.forward(UserStore.self, OrderStore.self, to: PostgresStore.self)
+        }
+        let users = try stores.require(UserStore.self)
+        let orders = try stores.require(OrderStore.self)  // the same PostgresStore, built once
+
+        #expect(users as AnyObject === orders as AnyObject)
+        #expect(try stores.require(PostgresStore.self) === users as AnyObject)
+        try stores.validate()
+        let line = "object UserStore: singleton provider of UserStore, forwarded to PostgresStore, built"
+        #expect(stores.wiringDescription.contains(line))
+    }
+
+    @Test("A provided factory takes arguments and resolves the rest from its context")
+    func factoryWithArguments() throws {
+        let reporting = Context(name: "reporting") {
+            $0.config.databaseURL = "postgres://db/app"
+            $0.provideFactory(ReportBuilder.self) { (ctx: Context, args: (user: String, days: Int)) in
+                ReportBuilder(user: args.user, days: args.days, source: ctx[\.config].databaseURL)
+            }
+        }
+        let weekly = try reporting.make(ReportBuilder.self, (user: "ada", days: 7))
+        let makeReport = try reporting.require(Factory<(user: String, days: Int), ReportBuilder>.self)
+        let monthly = try makeReport((user: "ada", days: 30))  // a callable, to hand to code that builds many
+
+        #expect(weekly.days == 7 && weekly.user == "ada" && weekly.source == "postgres://db/app")
+        #expect(monthly.days == 30)
+        let tenant = reporting.child { $0.config.databaseURL = "postgres://tenant/app" }
+        #expect(try tenant.make(ReportBuilder.self, (user: "bob", days: 1)).source == "postgres://tenant/app")
+        try reporting.validate()
+    }
+
+    @Test("Every provider of a type is resolved root first, in the order added")
+    func everyProvider() throws {
+        let monitored = Context(name: "monitored") {
+            $0.addProvider(StatusProbe.self, lifetime: .singleton) { _ in DatabaseProbe() }
+        }
+        let module = monitored.child(name: "queue module") {
+            $0.addProvider(StatusProbe.self, lifetime: .transient) { _ in QueueProbe() }
+        }
+        let probes = try module.requireAll(StatusProbe.self)  // [DatabaseProbe, QueueProbe]: root first
+        let rootProbes = monitored.resolveAll(StatusProbe.self)  // [DatabaseProbe]
+
+        #expect(probes.map(\.name) == ["database", "queue"])
+        #expect(rootProbes.map(\.name) == ["database"])
+        #expect(rootProbes[0] as AnyObject === probes[0] as AnyObject)
+        #expect(module.resolve(StatusProbe.self) == nil)  // a separate registration from provide
+        try module.validate()
     }
 }

@@ -7,7 +7,9 @@ extension Context: CustomDebugStringConvertible {
     /// provides (with the lifetime of a provider, and whether a singleton was built), whether a context
     /// below overrides it, the container values and preferences it sets about itself (never inherited,
     /// so never "overridden"), its members, and the objects each scope built. Values themselves are not
-    /// printed (they may be secrets): only their types. Entries are sorted by name, so the output is
+    /// printed (they may be secrets): only their types. A forwarded type says which type it is forwarded
+    /// to, and the providers added for one type with ``ContextValues/addProvider(_:lifetime:_:)`` show
+    /// as `all` that type, with those the context added. Entries are sorted by name, so the output is
     /// stable.
     ///
     /// ```swift
@@ -43,6 +45,11 @@ extension Context: CustomDebugStringConvertible {
             var entries: [String] = []
             for entry in owns[index] {
                 var line = "    \(entry.id.kind) \(entry.box.entryType): \(entry.box.entryDescription)"
+                // Providers added for a type add up along the chain: a context below adds, never overrides.
+                if entry.box is any AnyProviderList {
+                    entries.append("    all \(entry.box.entryType): \(entry.box.entryDescription)")
+                    continue
+                }
                 if !entry.id.isLocal,
                     let below = chain.indices.dropFirst(index + 1).first(where: {
                         owns[$0].contains { $0.id == entry.id }

@@ -97,10 +97,17 @@ extension Context {
 
     // MARK: - Internals
 
-    /// The providers this context sees (the nearest entry of each identity), in a stable order.
+    /// The providers this context sees (the nearest entry of each identity, and every provider added
+    /// with ``ContextValues/addProvider(_:lifetime:_:)``), in a stable order.
     func visibleProviders() -> [any AnyProviderBox] {
         let entries = withValues { FrozenTable.merging($0.inherited, overriddenBy: $0.own).entries }
-        return entries.compactMap { $0.box as? any AnyProviderBox }.sorted { $0.label < $1.label }
+        let providers = entries.flatMap { entry -> [any AnyProviderBox] in
+            if let provider = entry.box as? any AnyProviderBox { return [provider] }
+            return (entry.box as? any AnyProviderList)?.anyProviders ?? []
+        }
+        // Sorted stably: the providers added for one type share a label and keep their order.
+        return providers.enumerated().sorted { ($0.element.label, $0.offset) < ($1.element.label, $1.offset) }
+            .map(\.element)
     }
 
     /// Throws the problems found, one per cause: a missing object that several factories need, or a

@@ -15,6 +15,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     enum Factory: Sendable {
         case sync(@Sendable (Context) throws -> Value)
         case async(@Sendable (Context) async throws -> Value)
+        /// A forwarding's: synchronous (which returns its primary's object once built), and awaiting when
+        /// its primary's factory is async.
+        case forwarding(@Sendable (Context) throws -> Value, async: (@Sendable (Context) async throws -> Value)?)
     }
 
     @usableFromInline
@@ -26,28 +29,50 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @usableFromInline
     let singleton = BuildCell<Value>()
     private let registrarReference = Locked(WeakContext())
+    /// What the provider is besides a plain one: a forwarding, or the builder behind a factory.
+    let role: ProviderRole
+    /// A provider bound to the same registrar as this one (the builder behind a factory).
+    let linked: (any AnyProviderBox)?
 
-    init(entry: Any.Type, lifetime: Lifetime, factory: Factory) {
+    init(
+        entry: Any.Type,
+        lifetime: Lifetime,
+        factory: Factory,
+        role: ProviderRole = .plain,
+        linked: (any AnyProviderBox)? = nil
+    ) {
         self.entryType = entry
         self.lifetime = lifetime
         self.factory = factory
+        self.role = role
+        self.linked = linked
     }
 
     @usableFromInline
     var addressTag: UInt { 1 }
 
     /// The provider's name in messages, e.g. `Database (singleton)`.
-    var label: String { "\(name) (\(lifetime))" }
+    var label: String {
+        switch role {
+        case .plain: "\(name) (\(lifetime))"
+        case .forwarded(let primary): "\(name) (\(lifetime), forwarded to \(primary))"
+        case .factory: "\(name) (factory)"
+        }
+    }
     var name: String { String(describing: entryType) }
 
     var isAsync: Bool {
-        if case .async = factory { return true }
-        return false
+        switch factory {
+        case .sync: false
+        case .async: true
+        case .forwarding(_, let async): async != nil
+        }
     }
 
     @usableFromInline
     var entryDescription: String {
-        let kind = "\(lifetime) provider\(isAsync ? " (async)" : "") of \(Value.self)"
+        var kind = "\(lifetime) provider\(isAsync ? " (async)" : "") of \(Value.self)"
+        if case .forwarded(let primary) = role { kind += ", forwarded to \(primary)" }
         return lifetime == .singleton && singleton.built != nil ? "\(kind), built" : kind
     }
 
@@ -66,6 +91,14 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         registrarReference.withLock { reference in
             if reference.context == nil { reference.context = context }
         }
+        linked?.bind(to: context)
+    }
+
+    /// Whether the objects it resolves are its own to record and shut down: a forwarding hands out its
+    /// primary's object, which the primary records, so that it is shut down once.
+    private var ownsObjects: Bool {
+        if case .forwarded = role { return false }
+        return true
     }
 
     // MARK: - Resolving
@@ -75,7 +108,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
-        guard case .sync(let make) = factory else { throw ContextError.asyncProvider(label, asker: asker) }
+        let make: @Sendable (Context) throws -> Value
+        switch factory {
+        case .sync(let sync), .forwarding(let sync, _): make = sync
+        case .async: throw ContextError.asyncProvider(label, asker: asker)
+        }
         let frame = try ResolutionFrame.enter(self)
         guard let cell = target.cell else {
             return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
@@ -92,15 +129,32 @@ final class ProviderBox<Value: Sendable>: ContextBox {
                 store.endBuild(Value?.none, by: self)
                 throw error
             }
-            try checkOwned(store.endBuild(value, by: self), value, owner: target.context, asker: asker)
+            try checkOwned(
+                store.endBuild(ownsObjects ? value : nil, by: self),
+                value,
+                owner: target.context,
+                asker: asker
+            )
             return value
         }
+    }
+
+    /// An object built for `asker` by `make` rather than by the registered factory, as a transient
+    /// provider builds: what a ``Contextual/Factory`` runs with its arguments.
+    func build(for asker: Context, with make: (Context) throws -> Value) throws(ContextError) -> Value {
+        let target = try target(for: asker)
+        let frame = try ResolutionFrame.enter(self)
+        return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
     }
 
     /// The object for `asker`, awaiting an async factory (a synchronous one runs as in
     /// ``resolve(from:)``).
     func resolveAsync(from asker: Context) async throws(ContextError) -> Value {
-        guard case .async(let make) = factory else { return try resolve(from: asker) }
+        let make: @Sendable (Context) async throws -> Value
+        switch factory {
+        case .async(let async), .forwarding(_, async: let async?): make = async
+        default: return try resolve(from: asker)
+        }
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
         if let cell = target.cell, let value = cell.built { return value }
@@ -120,7 +174,12 @@ final class ProviderBox<Value: Sendable>: ContextBox {
                 store.endBuild(Value?.none, by: self)
                 throw error
             }
-            try checkOwned(store.endBuild(value, by: self), value, owner: target.context, asker: asker)
+            try checkOwned(
+                store.endBuild(ownsObjects ? value : nil, by: self),
+                value,
+                owner: target.context,
+                asker: asker
+            )
             return value
         }
     }
@@ -163,7 +222,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it
     /// down with the rest, in reverse order of creation.
     private func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
-        guard let object = value as? any ScopeShutdown, let registrar,
+        guard ownsObjects, let object = value as? any ScopeShutdown, let registrar,
             let owner = transientOwner(asker: asker, registrar: registrar)
         else { return value }
         try checkOwned(owner.scopeStore.recordTransient(object, by: self), value, owner: owner, asker: asker)
@@ -223,6 +282,18 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             throw ContextError.factoryFailed(label, builtOn: context, asker: asker, path: frame, error: error)
         }
     }
+}
+
+// MARK: - ProviderRole
+
+/// What a provider is besides a plain one.
+enum ProviderRole: Sendable {
+    /// A provider of its own type.
+    case plain
+    /// Resolves the provider of the type named, whose objects it hands out as its own type.
+    case forwarded(to: String)
+    /// Builds with a factory's arguments (see ``Contextual/Factory``).
+    case factory
 }
 
 // MARK: - AnyProviderBox

@@ -165,7 +165,12 @@ extension Context {
     /// Binds the providers registered in `own` to this context, their registrar.
     func bindProviders(in own: FrozenTable) {
         for entry in own.entries {
-            if let provider = entry.box as? any AnyProviderBox { provider.bind(to: self) }
+            if let provider = entry.box as? any AnyProviderBox {
+                provider.bind(to: self)
+            } else if entry.box.addressTag != 0, let list = entry.box as? any AnyProviderList {
+                // The ancestors' providers in the list are bound already: the first binding wins.
+                for provider in list.ownProviders { provider.bind(to: self) }
+            }
         }
     }
 
