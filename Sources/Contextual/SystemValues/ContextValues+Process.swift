@@ -99,7 +99,7 @@ enum ProcessIDKey: ContextKey {
 /// The key of ``ContextValues/activeProcessorCount``.
 enum ActiveProcessorCountKey: ContextKey {
     static var defaultValue: Int {
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
     static var testValue: Int { 1 }
 }

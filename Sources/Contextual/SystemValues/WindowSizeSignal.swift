@@ -1,5 +1,7 @@
 // `WindowSizeSignal`: the process's SIGWINCH handler, installed once and chained to any earlier one.
 
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -7,7 +9,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 // MARK: - WindowSizeSignal
 
@@ -15,8 +16,8 @@ import Synchronization
 /// terminal is read or observed), once per process, behind a lock.
 ///
 /// The handler only writes a byte to a pipe (async-signal-safe), then calls the handler that was
-/// installed before it, if any: a program's own handler keeps working. A thread of its own waits on the
-/// pipe and measures every live monitor's terminal again, outside the signal handler.
+/// installed before it, if any: a program's own handler keeps working. A thread of its own (which unblocks SIGWINCH,
+/// so that some thread takes it) waits on the pipe and measures every live monitor's terminal again, outside the signal handler.
 ///
 /// `@unchecked Sendable`: its state lives behind `state`'s lock; `previousAction` is written once, under
 /// that lock, before the handler that reads it is installed.
@@ -94,6 +95,11 @@ final class WindowSizeSignal: @unchecked Sendable {
 
     /// Waits for the handler's bytes and measures every live monitor's terminal again.
     private func readLoop() -> UnsafeMutableRawPointer? {
+        // At least this thread takes SIGWINCH, even when the thread that made it blocks the signal.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGWINCH)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let descriptor = state.withLock { _ in readDescriptor }
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
