@@ -47,9 +47,10 @@ final class TerminalMonitor: ObservableModel, @unchecked Sendable {
         var width = Terminal.fallbackWidth
         var height = Terminal.fallbackHeight
         for descriptor in [output, error] where isatty(descriptor) == 1 {
-            if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
-                width = Int(size.ws_col)
-                height = Int(size.ws_row)
+            if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 || size.ws_row > 0 {
+                // A dimension the terminal does not report (0) keeps its fallback.
+                if size.ws_col > 0 { width = Int(size.ws_col) }
+                if size.ws_row > 0 { height = Int(size.ws_row) }
                 break
             }
         }
