@@ -179,4 +179,15 @@ struct SystemValuesTests {
         #expect(terminal == Terminal())
         #expect(TerminalMonitor.measure(-1, 9_999, EnvironmentVariables()) == Terminal())
     }
+
+    @Test("A measured terminal packs into one word and back, for lock-free reads")
+    func packing() {
+        for terminal in [
+            Terminal(),
+            Terminal(isOutputTerminal: true, isErrorTerminal: false, width: 65_535, height: 1, supportsColor: true),
+            Terminal(isOutputTerminal: false, isErrorTerminal: true, width: 132, height: 43, supportsColor: false),
+        ] {
+            #expect(TerminalMonitor.unpack(TerminalMonitor.pack(terminal)) == terminal)
+        }
+    }
 }
