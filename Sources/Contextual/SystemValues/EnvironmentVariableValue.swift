@@ -8,7 +8,7 @@ import Foundation
 
 // MARK: - EnvironmentVariableValue
 
-/// A type that ``EnvironmentVariables/value(_:as:)-(_,EnvironmentVariableValue.Type)`` reads: `String`,
+/// A type that ``EnvironmentVariables/value(_:as:)-13ytk`` reads: `String`,
 /// `Int`, `Double`, `Bool` (`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`, any case) and `URL` (absolute
 /// only) adopt it; adopt it for your own types.
 ///
