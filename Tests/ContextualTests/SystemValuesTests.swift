@@ -190,4 +190,29 @@ struct SystemValuesTests {
             #expect(TerminalMonitor.unpack(TerminalMonitor.pack(terminal)) == terminal)
         }
     }
+
+    @Test("Nothing is computed before its first read: a fresh process computes only the keys it reads")
+    func lazyDefaults() async {
+        await #expect(processExitsWith: .success) {
+            let ids = [
+                StorageID(key: ClockKey.self), StorageID(key: DateGeneratorKey.self),
+                StorageID(key: UUIDGeneratorKey.self), StorageID(key: RandomSourceKey.self),
+                StorageID(key: EnvironmentVariablesKey.self), StorageID(key: ArgumentsKey.self),
+                StorageID(key: TerminalKey.self), StorageID(key: LocaleKey.self), StorageID(key: TimeZoneKey.self),
+                StorageID(key: HostNameKey.self), StorageID(key: ProcessIDKey.self),
+                StorageID(key: ActiveProcessorCountKey.self),
+            ]
+            func computed() -> [Bool] {
+                let table = DefaultValueStore.shared.publishedTable()
+                return ids.map { table.rawBox($0) != 0 }
+            }
+            let context = Context(name: "app") { $0.buildWaitLimit = .seconds(1) }
+            _ = context[\.buildWaitLimit]
+            if computed().contains(true) { fatalError("a system value was computed before it was read") }
+            _ = context[\.hostName]
+            if computed() != ids.map({ $0 == StorageID(key: HostNameKey.self) }) {
+                fatalError("reading the host name computed another system value")
+            }
+        }
+    }
 }
