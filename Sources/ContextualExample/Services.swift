@@ -131,6 +131,15 @@ final class Ledger: Sendable {
 
     var committed: [Int: String] { state.withLock { $0.committed } }
     var reloads: Int { state.withLock { $0.reloads } }
+
+    private let connectWaits = Mutex<Duration>(.zero)
+
+    /// How long the pool's connection retries waited on the clock.
+    func recordConnectWait(_ waited: Duration) {
+        connectWaits.withLock { $0 += waited }
+    }
+
+    var connectWait: Duration { connectWaits.withLock { $0 } }
 }
 
 /// A gate that tasks await until it opens: the later requests wait behind it for the reload, so that

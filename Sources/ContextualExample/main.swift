@@ -11,7 +11,13 @@ let app = Context(name: "app") {
     $0.config = AppConfig(databaseURL: "postgres://localhost/app", greeting: "Welcome")
     $0.logger = Logger(label: "app", sink: sink)
     $0.provide(ConnectionPool.self, lifetime: .singleton) { app in
-        try await ConnectionPool.connect(to: app[\.config].databaseURL)
+        // The database refuses the first two connections; the retry waits on the context's clock.
+        let (pool, waited) = try await retrying(in: app, attempts: 3, delay: .milliseconds(50)) { attempt in
+            if attempt < 3 { throw ConnectionRefused() }
+            return try await ConnectionPool.connect(to: app[\.config].databaseURL)
+        }
+        ledger.recordConnectWait(waited)
+        return pool
     }
     $0.provide(Transaction.self, lifetime: .scoped) { request in
         Transaction(pool: try request.require(ConnectionPool.self), requestID: request[\.requestID], ledger: ledger)
@@ -118,6 +124,17 @@ print(
 print("  log lines:                  \(sink.all.count)")
 print(
     "  clean shutdown:             pool drained: \(pool.isDrained ? "yes" : "NO"), app ended: \(app.isEnded ? "yes" : "NO")"
+)
+let terminal = app[\.terminal]
+print("  pool connection retried:    2 times, waiting \(ledger.connectWait) on the context's clock")
+print(
+    reportLine(
+        "  terminal:                   ",
+        "\(terminal.isOutputTerminal ? "a terminal" : "not a terminal"), \(terminal.width) by \(terminal.height),"
+            + " colour \(terminal.supportsColor ? "on" : "off"); this line is wrapped to its width",
+        indent: 30,
+        terminal: terminal
+    )
 )
 print("")
 print(dump)

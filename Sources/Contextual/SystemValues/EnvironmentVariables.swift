@@ -1,0 +1,119 @@
+// `EnvironmentVariables`: the process environment as a value, with typed reads that explain bad values.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - EnvironmentVariables
+
+/// Environment variables by name, read from ``ContextValues/environmentVariables``: the process
+/// environment as it was at the first read unless set (empty in a test context), overridable for a
+/// subtree like any value.
+///
+/// ```swift
+/// let environment = Context.current[\.environmentVariables]
+/// let port = try environment.value("PORT", as: Int.self) ?? 8080  // PORT=abc throws, naming it
+/// ```
+public struct EnvironmentVariables: Sendable, Hashable {
+    /// Every variable, by name.
+    ///
+    /// ```swift
+    /// environment.all["HOME"]  // "/home/me"
+    /// ```
+    public var all: [String: String]
+
+    /// Makes a set of variables.
+    ///
+    /// ```swift
+    /// let environment = EnvironmentVariables(["PORT": "8080", "DEBUG": "1"])
+    /// ```
+    ///
+    /// - Parameter all: The variables, by name.
+    public init(_ all: [String: String] = [:]) {
+        self.all = all
+    }
+
+    /// The process's environment variables now.
+    ///
+    /// ```swift
+    /// EnvironmentVariables.process["PATH"]  // "/usr/bin:/bin"
+    /// ```
+    public static var process: EnvironmentVariables {
+        var all: [String: String] = [:]
+        #if canImport(Darwin)
+        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
+        #else
+        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        #endif
+        while let pointer = entry?.pointee {
+            let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+            if let equals = line.firstIndex(of: "="), equals != line.startIndex {
+                let name = String(line[..<equals])
+                if all[name] == nil { all[name] = String(line[line.index(after: equals)...]) }
+            }
+            entry = entry?.advanced(by: 1)
+        }
+        return EnvironmentVariables(all)
+    }
+
+    /// The value of the variable `name`, or nil when it is not set.
+    ///
+    /// ```swift
+    /// environment["HOME"]           // "/home/me"
+    /// environment["DEBUG"] = "1"    // in a configuring closure: `$0.environmentVariables["DEBUG"] = "1"`
+    /// ```
+    public subscript(name: String) -> String? {
+        get { all[name] }
+        set { all[name] = newValue }
+    }
+
+    /// The variable `name` read as a `Value`, or nil when it is not set.
+    ///
+    /// ```swift
+    /// let port = try environment.value("PORT", as: Int.self)      // nil when PORT is not set
+    /// let verbose = try environment.value("VERBOSE", as: Bool.self)  // 1/0, true/false, yes/no, on/off
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The variable's name.
+    ///   - type: The type to read it as.
+    /// - Returns: The value, or nil when the variable is not set.
+    /// - Throws: ``EnvironmentVariableError`` naming the variable, its value and `type`, when the value
+    ///   is not a `Value`.
+    public func value<Value: EnvironmentVariableValue>(
+        _ name: String,
+        as type: Value.Type = Value.self
+    ) throws(EnvironmentVariableError) -> Value? {
+        guard let text = all[name] else { return nil }
+        guard let value = Value(environmentVariable: text) else {
+            throw EnvironmentVariableError(name: name, value: text, expectedType: "\(Value.self)")
+        }
+        return value
+    }
+
+    /// The variable `name` read as a string-backed enumeration (a log level, say), or nil when it is not
+    /// set.
+    ///
+    /// ```swift
+    /// enum LogLevel: String { case debug, info, error }
+    /// let level = try environment.value("LOG_LEVEL", as: LogLevel.self) ?? .info  // LOG_LEVEL=loud throws
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The variable's name.
+    ///   - type: The type to read it as; its raw values are matched exactly, then ignoring case.
+    /// - Returns: The value, or nil when the variable is not set.
+    /// - Throws: ``EnvironmentVariableError`` naming the variable, its value and `type`.
+    public func value<Value: RawRepresentable>(
+        _ name: String,
+        as type: Value.Type = Value.self
+    ) throws(EnvironmentVariableError) -> Value? where Value.RawValue == String {
+        guard let text = all[name] else { return nil }
+        if let value = Value(rawValue: text) ?? Value(rawValue: text.lowercased()) { return value }
+        throw EnvironmentVariableError(name: name, value: text, expectedType: "\(Value.self)")
+    }
+}
