@@ -43,21 +43,7 @@ public struct EnvironmentVariables: Sendable, Hashable {
     /// EnvironmentVariables.process["PATH"]  // "/usr/bin:/bin"
     /// ```
     public static var process: EnvironmentVariables {
-        var all: [String: String] = [:]
-        #if canImport(Darwin)
-        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
-        #else
-        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
-        #endif
-        while let pointer = entry?.pointee {
-            let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
-            if let equals = line.firstIndex(of: "="), equals != line.startIndex {
-                let name = String(line[..<equals])
-                if all[name] == nil { all[name] = String(line[line.index(after: equals)...]) }
-            }
-            entry = entry?.advanced(by: 1)
-        }
-        return EnvironmentVariables(all)
+        EnvironmentVariables(ProcessEnvironment.read())
     }
 
     /// The value of the variable `name`, or nil when it is not set.

@@ -62,11 +62,10 @@ public struct UUIDGenerator: Sendable {
                 defer { count &+= 1 }
                 return count
             }
-            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &bytes) { raw in
-                for index in 0..<8 { raw[15 - index] = UInt8(truncatingIfNeeded: n >> (8 * index)) }
-            }
-            return UUID(uuid: bytes)
+            func byte(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: n >> (8 * (7 - index))) }
+            return UUID(
+                uuid: (0, 0, 0, 0, 0, 0, 0, 0, byte(0), byte(1), byte(2), byte(3), byte(4), byte(5), byte(6), byte(7))
+            )
         }
     }
 }
