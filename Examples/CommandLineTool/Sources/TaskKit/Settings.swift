@@ -109,10 +109,6 @@ enum OutputKey: ContextKey {
     static var defaultValue: OutputSink { .standardOutput }
 }
 
-enum ClockKey: ContextKey {
-    static var defaultValue: any Clock<Duration> { ContinuousClock() }
-}
-
 enum RetryPolicyKey: ContextKey {
     static var defaultValue: RetryPolicy { RetryPolicy() }
 }
@@ -140,16 +136,6 @@ extension ContextValues {
     public var output: OutputSink {
         get { self[OutputKey.self] }
         set { self[OutputKey.self] = newValue }
-    }
-
-    /// The clock retries wait on; a `ContinuousClock` by default.
-    ///
-    /// ```swift
-    /// $0.clock = ImmediateClock()  // tests: waits return at once
-    /// ```
-    public var clock: any Clock<Duration> {
-        get { self[ClockKey.self] }
-        set { self[ClockKey.self] = newValue }
     }
 
     /// How operations are retried; 3 attempts, 200 ms then 400 ms apart, by default.
