@@ -145,10 +145,20 @@ struct ScopePromiseTests {
         try await Task.sleep(for: .milliseconds(50))  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
         try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
+        // A watchdog, so that a waiter that does not stop fails the test instead of hanging it: after 60 s
+        // it opens the gate, which ends the build the waiter would otherwise wait for.
+        let watchdogFired = Counter()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            watchdogFired.increment()
+            release.open()
+        }
         waiter.cancel()
-        // The build is still blocked (the gate opens below): the waiter returning at all shows that it
-        // stopped waiting when cancelled, not when the build ended.
+        // The build is still blocked (the gate opens below): the waiter returning before the watchdog
+        // shows that it stopped waiting when cancelled, not when the build ended.
         let waited = await waiter.result
+        watchdog.cancel()
+        #expect(watchdogFired.count == 0, "the cancelled waiter waited for the build to end")
         #expect(throws: CancellationError.self) { try waited.get() }
         release.open()
         #expect(try await builder.value.url == "slow")
