@@ -118,9 +118,24 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
         return try cell.value(frame: frame, asker: asker) { () throws(ContextError) -> Value in
-            let store = try beginOwnedBuild(on: target.context, asker: asker)
-            let built = Result { () throws(ContextError) in try run(make, on: target.context, in: frame, asker: asker) }
-            return try endOwnedBuild(built, in: store, owner: target.context, asker: asker)
+            let store = target.context.scopeStore
+            guard store.beginBuild(of: self) else {
+                throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
+            }
+            let value: Value
+            do throws(ContextError) {
+                value = try run(make, on: target.context, in: frame, asker: asker)
+            } catch {
+                store.endBuild(Value?.none, by: self)
+                throw error
+            }
+            try checkOwned(
+                store.endBuild(ownsObjects ? value : nil, by: self),
+                value,
+                owner: target.context,
+                asker: asker
+            )
+            return value
         }
     }
 
@@ -148,39 +163,23 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             return try recordTransient(await run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
         return try await cell.value(frame: frame, asker: asker) { () async throws(ContextError) -> Value in
-            let store = try beginOwnedBuild(on: target.context, asker: asker)
-            let built: Result<Value, ContextError>
-            do throws(ContextError) {
-                built = .success(try await run(make, on: target.context, in: frame, asker: asker))
-            } catch {
-                built = .failure(error)
+            let store = target.context.scopeStore
+            guard store.beginBuild(of: self) else {
+                throw ContextError.scopeEnded(label, ended: target.context, asker: asker)
             }
-            return try endOwnedBuild(built, in: store, owner: target.context, asker: asker)
-        }
-    }
-
-    /// Starts a build that `owner` (a scope, or the registrar of a singleton) owns; its store, or
-    /// ``ContextError/Code/scopeEnded`` when `owner` ended and builds nothing more.
-    private func beginOwnedBuild(on owner: Context, asker: Context) throws(ContextError) -> ScopeStore {
-        let store = owner.scopeStore
-        guard store.beginBuild(of: self) else { throw ContextError.scopeEnded(label, ended: owner, asker: asker) }
-        return store
-    }
-
-    /// Ends a build begun with ``beginOwnedBuild(on:asker:)``: records what it built for `owner`'s
-    /// shutdown (unless this provider only forwards to another) and hands it out, or fails.
-    private func endOwnedBuild(
-        _ built: Result<Value, ContextError>,
-        in store: ScopeStore,
-        owner: Context,
-        asker: Context
-    ) throws(ContextError) -> Value {
-        switch built {
-        case .failure(let error):
-            store.endBuild(Value?.none, by: self)
-            throw error
-        case .success(let value):
-            try checkOwned(store.endBuild(ownsObjects ? value : nil, by: self), value, owner: owner, asker: asker)
+            let value: Value
+            do throws(ContextError) {
+                value = try await run(make, on: target.context, in: frame, asker: asker)
+            } catch {
+                store.endBuild(Value?.none, by: self)
+                throw error
+            }
+            try checkOwned(
+                store.endBuild(ownsObjects ? value : nil, by: self),
+                value,
+                owner: target.context,
+                asker: asker
+            )
             return value
         }
     }
