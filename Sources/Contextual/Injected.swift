@@ -38,9 +38,10 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public let context: Context
 
-    /// Computes the value from a context's values; nil only when a required object is missing.
+    /// What the property reads: kept as data rather than a closure, so that making a property allocates
+    /// nothing but its memo (services are made per request).
     @usableFromInline
-    let evaluate: @Sendable (ContextValues) -> Value?
+    let source: Source
     @usableFromInline
     let memo = InjectedMemo<Value>()
 
@@ -52,7 +53,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
         self.context = context
-        self.evaluate = { $0[keyPath: keyPath] }
+        self.source = .keyPath(keyPath)
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -63,7 +64,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public init(_ type: Value.Type, from context: Context = .current) {
         self.context = context
-        self.evaluate = { $0.object(type) }
+        self.source = .object
     }
 
     /// Reads the object provided under `type`, or `nil` when no context provides it.
@@ -74,7 +75,7 @@ public struct Injected<Value: Sendable>: Sendable {
     public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
     where Value == Object? {
         self.context = context
-        self.evaluate = { .some($0.object(type, endedScopeGivesNil: true)) }
+        self.source = .computed { .some($0.object(type, endedScopeGivesNil: true)) }
     }
 
     /// The value, read from ``context`` now.
@@ -102,19 +103,36 @@ public struct Injected<Value: Sendable>: Sendable {
         if ObservationRecorder.active == nil && !context.readsInitial, let value = memo.publishedValue(in: context) {
             return value
         }
-        return readSlowly()
+        return readSlowly { evaluate($0) }
     }
 
+    /// Computes the value from a context's values; nil only when a required object is missing. Inlined
+    /// into the caller's specialized code, so that a key path is projected for the concrete `Value`.
+    @inlinable
+    func evaluate(_ values: ContextValues) -> Value? {
+        switch source {
+        case .keyPath(let keyPath): values[keyPath: keyPath]
+        case .object: values.object(Value.self)
+        case .computed(let compute): compute(values)
+        }
+    }
+
+    /// A read that is not a memo hit, evaluating with `evaluate` (made by the caller, specialized).
     @usableFromInline
-    func readSlowly() -> Value {
+    func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
         } else if context.readsInitial && !context.chainHasProviders {
             // The initial values never change, so what they give is valid for as long as they are read.
             if let value = evaluate(context.initial) { return memo.storeInitial(value) }
+        } else if context.readsInitial && !memo.wasRead.exchange(true, ordering: .relaxed) {
+            // The first read only evaluates: a service made per request mostly reads each property once,
+            // and learning which entries a read depends on, to keep its value, costs more than the read.
+            if let value = context.withValues(evaluate) { return value }
         } else if context.readsInitial && !memo.readsUnstableEntries.load(ordering: .relaxed) {
-            // The same, as long as every entry read is stable: a value, or a singleton already built
-            // (a transient provider builds anew on every read, a scoped object ends with its scope).
+            // From the second read on, the same as long as every entry read is stable: a value, or a
+            // singleton already built (a transient provider builds anew on every read, a scoped object
+            // ends with its scope).
             var value: Value?
             let read = ObservationRecorder.recordKeys { value = context.withValues(evaluate) }
             if let value {
@@ -153,4 +171,19 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     @inlinable
     public func callAsFunction() -> Value { read() }
+}
+
+// MARK: - Source
+
+extension Injected {
+    /// What an ``Injected`` reads.
+    @usableFromInline
+    enum Source: Sendable {
+        /// A value of the context, by key path.
+        case keyPath(KeyPath<ContextValues, Value> & Sendable)
+        /// The object provided under `Value`; missing stops the process.
+        case object
+        /// Anything else (the optional object form, whose object type is not `Value`).
+        case computed(@Sendable (ContextValues) -> Value?)
+    }
 }

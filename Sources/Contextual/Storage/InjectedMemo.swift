@@ -14,6 +14,9 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// transient or scoped provider's object), which must then not be kept.
     @usableFromInline
     let readsUnstableEntries = Atomic<Bool>(false)
+    /// Whether the property was read once from a chain with providers (whose first read is not kept).
+    @usableFromInline
+    let wasRead = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}
