@@ -209,7 +209,7 @@ extension Context {
     /// - Returns: The value.
     public func require<Value>(_ keyPath: KeyPath<ContextValues, Value>) throws(ContextError) -> Value {
         let sink = FailureSink()
-        let value = FailureSink.$current.withValue(sink) { self[keyPath] }
+        let value = FailureSink.$pushed.withValue(sink) { self[keyPath] }
         if let error = sink.first { throw error }
         return value
     }

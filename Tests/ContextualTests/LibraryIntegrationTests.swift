@@ -54,7 +54,7 @@ extension ContextValues {
 @Suite("A library's keys overridden by the tool that embeds it")
 struct LibraryIntegrationTests {
     final class Lines: Sendable {
-        private let lines = Locked<[String]>([])
+        private let lines = Locked<[String]>.make([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
     }

@@ -244,7 +244,7 @@ struct ScopePromiseTests {
 
 /// A gate that tasks await until it opens.
 final class AsyncGate: Sendable {
-    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>.make((false, []))
 
     func open() {
         let waiters = state.withLock { state in

@@ -70,7 +70,7 @@ struct TerminalResizeTests {
                 == Terminal(isOutputTerminal: true, isErrorTerminal: true, width: 100, height: 30, supportsColor: true)
         )
 
-        let seen = Locked<[Terminal]>([])
+        let seen = Locked<[Terminal]>.make([])
         let token = context.observe(\.terminal) { terminal in seen.withLock { $0.append(terminal) } }
         defer { token.cancel() }
         pty.resize(columns: 132, rows: 43)

@@ -130,7 +130,7 @@ struct UpdateFairnessTests {
         let incrementers = 4
         let increments = 50
         let shared = Shared(incrementers: incrementers)
-        let violations = Locked<[String]>([])
+        let violations = Locked<[String]>.make([])
 
         // Writers elsewhere in the tree, as fast as they can, and a reader that keeps refreshing states,
         // while the incrementers run.

@@ -12,14 +12,14 @@ final class Membership: Sendable {
     /// per tree, as any change may move a preference read anywhere above it.
     static let source = UInt(bitPattern: ObjectIdentifier(Membership.self))
 
-    private let state = Locked(State())
+    private let state = Locked.make(State())
     /// Set once this context is registered with its parent; read by its deinit and its shutdown.
     let isMember = Atomic<Bool>(false)
     /// Set once this context is registered as an owned member: its host holds it, so it holds its host
     /// (its parent) weakly instead of retaining it, which would be a cycle that kept both alive.
     let holdsHostWeakly = Atomic<Bool>(false)
     /// The host of an owned member, and the tree it keeps alive in case the host was its root.
-    private let weakHost = Locked<(host: WeakContext, tree: ContextTree?)>((WeakContext(), nil))
+    private let weakHost = Locked<(host: WeakContext, tree: ContextTree?)>.make((WeakContext(), nil))
 
     struct State {
         var entries: [Entry] = []

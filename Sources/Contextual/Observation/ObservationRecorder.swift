@@ -17,8 +17,8 @@ final class ObservationRecorder: Sendable {
     @usableFromInline
     @TaskLocal static var current: ObservationRecorder?
 
-    private let accesses = Locked<[any TrackedAccess]>([])
-    private let keys = Locked<[(id: StorageID, box: UInt, entry: Any.Type, valueType: Any.Type)]>([])
+    private let accesses = Locked<[any TrackedAccess]>.make([])
+    private let keys = Locked<[(id: StorageID, box: UInt, entry: Any.Type, valueType: Any.Type)]>.make([])
 
     /// Runs `body` recording what it reads.
     static func record<Result>(_ body: () throws -> Result) rethrows -> (Result, [any TrackedAccess]) {

@@ -32,7 +32,7 @@ final class ObservationBatch: Sendable {
     @TaskLocal static var current: ObservationBatch?
 
     /// The subscribers held back, each once, in the order of their first change.
-    private let pending = Locked<(order: [any Subscriber], seen: Set<ObjectIdentifier>)>(([], []))
+    private let pending = Locked<(order: [any Subscriber], seen: Set<ObjectIdentifier>)>.make(([], []))
 
     /// Holds back one subscriber's notification; a subscriber is delivered at most once.
     func `defer`(_ subscriber: any Subscriber) {

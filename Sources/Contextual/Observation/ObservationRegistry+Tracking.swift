@@ -66,7 +66,7 @@ extension ObservationRegistry {
 final class ContinuousTracker<Value: Sendable>: Sendable {
     private let apply: @Sendable () -> Value
     private let onChange: @Sendable (Value) -> Void
-    private let state = Locked<(cancelled: Bool, current: OneShotSubscriber?)>((false, nil))
+    private let state = Locked<(cancelled: Bool, current: OneShotSubscriber?)>.make((false, nil))
 
     init(apply: @escaping @Sendable () -> Value, onChange: @escaping @Sendable (Value) -> Void) {
         self.apply = apply

@@ -17,8 +17,8 @@
 /// ```
 public final class ObservationRegistry: Sendable {
     /// Subscribers by the source they watch: a property storage's address, or a context entry's identity.
-    private let state = Locked(State())
-    private let nextID = Locked<UInt64>(0)
+    private let state = Locked.make(State())
+    private let nextID = Locked<UInt64>.make(0)
 
     /// Behind one lock (a lock costs two allocations, and every tree makes a registry).
     private struct State {

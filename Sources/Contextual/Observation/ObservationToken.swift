@@ -14,7 +14,7 @@ public final class ObservationToken: Sendable, Hashable {
     private let onCancel: Locked<(@Sendable () -> Void)?>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Locked(onCancel)
+        self.onCancel = Locked.make(onCancel)
     }
 
     deinit {

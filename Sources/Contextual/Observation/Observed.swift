@@ -83,7 +83,7 @@ final class ObservedStorage<Value: Sendable>: Sendable {
 
     @usableFromInline
     init(_ value: Value, isSame: @escaping @Sendable (Value, Value) -> Bool) {
-        self.value = Locked(value)
+        self.value = Locked.make(value)
         self.isSame = isSame
     }
 

@@ -41,7 +41,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         self.evaluate = evaluate
         self.handler = handler
         self.onEnd = onEnd
-        self.state = Locked(State(accepted: accesses.totalVersion, identity: accesses.identity, read: accesses))
+        self.state = Locked.make(State(accepted: accesses.totalVersion, identity: accesses.identity, read: accesses))
     }
 
     func attach(_ tokens: [ObservationToken]) {
@@ -119,7 +119,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
 /// Calls its action once, on the first change of anything it watches, then unsubscribes.
 final class OneShotSubscriber: Subscriber {
     private let action: @Sendable () -> Void
-    private let state = Locked<(fired: Bool, tokens: [ObservationToken])>((false, []))
+    private let state = Locked<(fired: Bool, tokens: [ObservationToken])>.make((false, []))
 
     init(_ action: @escaping @Sendable () -> Void) {
         self.action = action

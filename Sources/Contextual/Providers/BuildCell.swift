@@ -16,7 +16,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
     /// The build in flight, if any.
-    private let running = Locked<BuildAttempt?>(nil)
+    private let running = Locked<BuildAttempt?>.make(nil)
 
     @usableFromInline
     init() {}

@@ -28,7 +28,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// The singleton, once built (unused for other lifetimes).
     @usableFromInline
     let singleton = BuildCell<Value>()
-    private let registrarReference = Locked(WeakContext())
+    private let registrarReference = Locked.make(WeakContext())
     /// What the provider is besides a plain one: a forwarding, or the builder behind a factory.
     let role: ProviderRole
     /// A provider bound to the same registrar as this one (the builder behind a factory).
@@ -253,9 +253,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         asker: Context
     ) throws(ContextError) -> Value {
         do {
-            return try ResolutionFrame.$current.withValue(frame) {
-                try FailureSink.$current.withValue(nil) { try make(context) }
-            }
+            // A `require` around this build does not see its factory's failures (see `FailureSink`).
+            return try ResolutionFrame.$current.withValue(frame) { try make(context) }
         } catch let error as ContextError {
             throw error
         } catch {
@@ -270,9 +269,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         asker: Context
     ) async throws(ContextError) -> Value {
         do {
-            return try await ResolutionFrame.$current.withValue(frame) {
-                try await FailureSink.$current.withValue(nil) { try await make(context) }
-            }
+            return try await ResolutionFrame.$current.withValue(frame) { try await make(context) }
         } catch let error as ContextError {
             throw error
         } catch is CancellationError {

@@ -18,7 +18,7 @@ final class ResolutionFrame: Sendable {
     let provider: any AnyProviderBox
     let parent: ResolutionFrame?
     /// The build this frame's task waits for, if it waits.
-    let blockedOn = Locked<BuildAttempt?>(nil)
+    let blockedOn = Locked<BuildAttempt?>.make(nil)
 
     /// The innermost build of the running task, if it is building a provider.
     @TaskLocal static var current: ResolutionFrame?
@@ -124,11 +124,29 @@ final class ResolutionFrame: Sendable {
 
 /// Where a failed provider read through a key path (which cannot throw) leaves its error for
 /// ``Context/require(_:)-(KeyPath<ContextValues,Value>)`` to throw, instead of stopping the process.
+///
+/// A factory run inside a `require` must not leave its own failures there: they are its own (the build
+/// fails and the `require` sees that). Rather than a second task-local push on every build, the sink
+/// remembers the build it was made in, and counts only there: inside a nested build the innermost frame
+/// is another one, and the sink is not ``current``.
 final class FailureSink: Sendable {
-    private let errors = Locked<[ContextError]>([])
+    private let errors = Locked<[ContextError]>.make([])
+    /// The innermost build when the `require` began (nil outside any build).
+    private let frame: ResolutionFrame?
 
-    /// The sink of the running `require`, if any; builds clear it for their factories.
-    @TaskLocal static var current: FailureSink?
+    /// A sink for a `require` running in the current build, if any.
+    init() {
+        frame = ResolutionFrame.current
+    }
+
+    /// The sink of the running `require`, if any, as pushed (see ``current``).
+    @TaskLocal static var pushed: FailureSink?
+
+    /// The sink of the running `require`, unless a build began since: builds' factories have none.
+    static var current: FailureSink? {
+        guard let sink = pushed, sink.frame === ResolutionFrame.current else { return nil }
+        return sink
+    }
 
     func record(_ error: ContextError) {
         errors.withLock { $0.append(error) }

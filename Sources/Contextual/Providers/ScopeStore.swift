@@ -9,7 +9,7 @@ import Synchronization
 /// Made on first use, so a context that builds nothing pays nothing.
 @usableFromInline
 final class ScopeStore: Sendable {
-    private let state = Locked(State())
+    private let state = Locked.make(State())
     /// Whether the scope ended; read without the lock on the resolve path.
     @usableFromInline
     let ended = Atomic<Bool>(false)

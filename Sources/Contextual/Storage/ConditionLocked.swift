@@ -25,14 +25,26 @@ import Darwin
 /// `@unchecked Sendable`: the class owns its mutex and condition, and `state` is only touched while
 /// holding the mutex.
 class ConditionLocked<State>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// The mutex, then the condition, in one allocation: a lock is made per build, on a measured path.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var state: State
+
+    /// Where the condition starts in the allocation: after the mutex, aligned for a condition.
+    private static var conditionOffset: Int {
+        let alignment = MemoryLayout<pthread_cond_t>.alignment
+        return (MemoryLayout<pthread_mutex_t>.size + alignment - 1) / alignment * alignment
+    }
 
     init(_ state: State) {
         self.state = state
-        mutex.initialize(to: pthread_mutex_t())
-        condition.initialize(to: pthread_cond_t())
+        let memory = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.conditionOffset + MemoryLayout<pthread_cond_t>.size,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<pthread_cond_t>.alignment)
+        )
+        mutex = memory.initializeMemory(as: pthread_mutex_t.self, repeating: pthread_mutex_t(), count: 1)
+        condition = (memory + Self.conditionOffset)
+            .initializeMemory(as: pthread_cond_t.self, repeating: pthread_cond_t(), count: 1)
         let mutexResult = pthread_mutex_init(mutex, nil)
         precondition(mutexResult == 0, "pthread_mutex_init failed with \(mutexResult)")
         let conditionResult = pthread_cond_init(condition, nil)
@@ -44,11 +56,9 @@ class ConditionLocked<State>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         condition.deinitialize(count: 1)
         mutex.deinitialize(count: 1)
-        condition.deallocate()
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
-    /// Runs `body` with exclusive access to the state. `body` must not call back into this lock.
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

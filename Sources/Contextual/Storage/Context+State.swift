@@ -15,8 +15,8 @@ extension Context {
     // MARK: - State
 
     var writeLock: Locked<Int> {
-        if let lock = writeLockStorage.load(as: Locked<Int>.self) { return lock }
-        return writeLockStorage.storeIfNil(Locked(0))
+        if let buffer = writeLockStorage.load(as: LockedBuffer<Int>.self) { return Locked(buffer: buffer) }
+        return Locked(buffer: writeLockStorage.storeIfNil(LockedBuffer.make(0)))
     }
 
     /// Whether a read may use `initial` without a read section: no state was published and nothing in

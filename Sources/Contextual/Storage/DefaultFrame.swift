@@ -32,7 +32,7 @@ final class DefaultFrame: Sendable {
     let cell: DefaultCell
     let parent: DefaultFrame?
     /// The cell this frame's thread waits for, if it waits.
-    let blockedOn = Locked<DefaultCell?>(nil)
+    let blockedOn = Locked<DefaultCell?>.make(nil)
 
     init(cell: DefaultCell, parent: DefaultFrame?) {
         self.cell = cell

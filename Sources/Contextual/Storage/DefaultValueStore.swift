@@ -37,7 +37,7 @@ final class DefaultValueStore: Sendable {
     init() {
         let initial = TableBox(.empty)
         self.current = Atomic(ReferenceWord.unretained(initial))
-        self.state = Locked(State(published: [initial]))
+        self.state = Locked.make(State(published: [initial]))
     }
 
     // MARK: - Reading

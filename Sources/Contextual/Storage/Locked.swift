@@ -17,34 +17,67 @@ import Darwin
 /// A pthread mutex is intercepted by ThreadSanitizer, which keeps `swift test --sanitize=thread` a real
 /// check. Uncontended, both cost the same.
 ///
-/// `@unchecked Sendable`: the class owns its mutex, and `state` is only touched while holding it.
+/// The mutex is allocated with the value, after it (a `ManagedBuffer` with the value as its header and
+/// the mutex as its one element): one allocation per lock, not two. Locks are made on paths that are
+/// measured per request (a scope's store, a build's cell, a resolution frame).
+///
+/// ```swift
+/// let counter = Locked.make(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+///
+/// `@unchecked Sendable`: it owns its mutex (in ``LockedBuffer``, which nothing else references), and the
+/// value is only touched while holding it.
 @usableFromInline
-final class Locked<State>: @unchecked Sendable {
+struct Locked<State>: @unchecked Sendable {
     @usableFromInline
-    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let buffer: LockedBuffer<State>
+
+    /// A lock around `state`.
     @usableFromInline
-    var state: State
+    static func make(_ state: State) -> Locked<State> {
+        Locked(buffer: LockedBuffer.make(state))
+    }
 
     @usableFromInline
-    init(_ state: State) {
-        self.state = state
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(mutex, nil)
-        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+    init(buffer: LockedBuffer<State>) {
+        self.buffer = buffer
+    }
+
+    /// Runs `body` on the value while holding the lock.
+    @inlinable
+    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        try buffer.withUnsafeMutablePointers { state, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
+    }
+}
+
+// MARK: - LockedBuffer
+
+/// The storage of a ``Locked``: the value, then its mutex, in one allocation.
+@usableFromInline
+final class LockedBuffer<State>: ManagedBuffer<State, pthread_mutex_t> {
+    @usableFromInline
+    static func make(_ state: State) -> LockedBuffer<State> {
+        let buffer = create(minimumCapacity: 1) { _ in state }
+        // Safe: `create` called on this class makes an instance of it.
+        let locked = unsafeDowncast(buffer, to: LockedBuffer<State>.self)
+        locked.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        }
+        return locked
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` with exclusive access to the state. `body` must not call back into this lock.
-    @inlinable
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        // The value (the header) is destroyed by `ManagedBuffer`; the element is this class's to end.
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 }

@@ -40,7 +40,7 @@ final class ReadDomain: @unchecked Sendable {
     let counters: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline
     let epoch = Atomic<UInt>(0)
-    private let retired = Locked<[(epoch: UInt, object: any AnyObject & Sendable)]>([])
+    private let retired = Locked<[(epoch: UInt, object: any AnyObject & Sendable)]>.make([])
 
     init() {
         let count = ReadDomain.stripes * ReadDomain.stride

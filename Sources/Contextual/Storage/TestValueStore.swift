@@ -26,7 +26,7 @@ final class TestValueStore: Sendable {
     init() {
         let initial = TableBox(.empty)
         self.current = Atomic(ReferenceWord.unretained(initial))
-        self.state = Locked(State(published: [initial]))
+        self.state = Locked.make(State(published: [initial]))
     }
 
     /// The test value of `key`, computed on first use; reports `environment`'s unimplemented reads.
@@ -79,7 +79,7 @@ final class TestValueStore: Sendable {
 
 /// The once-only slot of one key's test value in one test context, and whether it is unimplemented.
 final class TestValueCell: Sendable {
-    private let stored = Locked<(box: any ContextBox, isUnimplemented: Bool)?>(nil)
+    private let stored = Locked<(box: any ContextBox, isUnimplemented: Bool)?>.make(nil)
 
     /// The stored box, computing it with `make` if this is the first call (`isNew` is then true). `make`
     /// runs under this key's lock alone: concurrent first readers wait for one computation.

@@ -15,7 +15,7 @@ final class ValueTransform: Sendable {
     /// set wins from then on.
     private let active = Atomic<Bool>(true)
     /// The identities of the entries it sets, as of its last application.
-    private let setIDs = Locked<[StorageID]>([])
+    private let setIDs = Locked<[StorageID]>.make([])
 
     init(apply: @escaping @Sendable (ContextValues) -> FrozenTable) {
         self.apply = apply

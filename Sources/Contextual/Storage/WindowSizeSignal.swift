@@ -33,7 +33,7 @@ final class WindowSizeSignal: @unchecked Sendable {
         weak var monitor: TerminalMonitor?
     }
 
-    private let state = Locked(State())
+    private let state = Locked.make(State())
     /// The pipe's write end, which the handler writes to (-1 before installation).
     private let writeDescriptor = Atomic<Int32>(-1)
     /// The action installed before ours, which the handler chains to.

@@ -35,7 +35,7 @@ public struct RandomSource: RandomNumberGenerator, Sendable {
     ///
     /// - Parameter seed: The seed.
     /// - Returns: A seeded source.
-    public static func seeded(_ seed: UInt64) -> RandomSource { RandomSource(state: Locked(seed)) }
+    public static func seeded(_ seed: UInt64) -> RandomSource { RandomSource(state: Locked.make(seed)) }
 
     /// The seed of a test context's source: 0.
     ///

@@ -56,7 +56,7 @@ public struct UUIDGenerator: Sendable {
     /// - Parameter start: The number of the first UUID.
     /// - Returns: A generator of incrementing UUIDs.
     public static func incrementing(from start: UInt64 = 0) -> UUIDGenerator {
-        let counter = Locked(start)
+        let counter = Locked.make(start)
         return UUIDGenerator {
             let n = counter.withLock { count in
                 defer { count &+= 1 }

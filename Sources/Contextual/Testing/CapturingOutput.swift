@@ -14,7 +14,7 @@
 ///
 /// It is a reference: copies (such as one read from a context) share what was written.
 public final class CapturingOutput: TextOutputStream, Sendable {
-    private let written = Locked("")
+    private let written = Locked.make("")
 
     /// Makes an empty sink.
     ///

@@ -72,7 +72,7 @@ public final class ImmediateClock: Clock, Sendable {
     ///
     /// - Parameter now: The clock's time to start at.
     public init(now: Instant = Instant()) {
-        self.time = Locked((now, []))
+        self.time = Locked.make((now, []))
     }
 
     /// The clock's time: its start plus every sleep so far.

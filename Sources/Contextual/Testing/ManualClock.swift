@@ -88,7 +88,7 @@ public final class ManualClock: Clock, Sendable {
     ///
     /// - Parameter now: The clock's time to start at.
     public init(now: Instant = Instant()) {
-        self.state = Locked(State(now: now))
+        self.state = Locked.make(State(now: now))
     }
 
     /// The clock's time: its start plus every advance so far.

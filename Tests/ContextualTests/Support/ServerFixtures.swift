@@ -84,7 +84,7 @@ final class ServiceC: Sendable {}
 
 /// A one-shot gate that threads can block on until it opens.
 final class Gate: Sendable {
-    private let isOpen = Locked(false)
+    private let isOpen = Locked.make(false)
 
     func open() {
         isOpen.withLock { $0 = true }

@@ -61,7 +61,7 @@ struct MemoryStore: Store {
 /// A thread-safe counter for side effects that tests count (default computations, constructions).
 final class Counter: Sendable {
     // `Locked` rather than `Mutex`: ThreadSanitizer on Linux does not see `Mutex` (see `Locked`).
-    private let value = Locked(0)
+    private let value = Locked.make(0)
 
     func increment() {
         value.withLock { $0 += 1 }
@@ -76,7 +76,7 @@ final class Counter: Sendable {
 
 /// Collects values delivered to handlers, from any thread.
 final class Collector<Value: Sendable>: Sendable {
-    private let values = Locked<[Value]>([])
+    private let values = Locked<[Value]>.make([])
 
     func append(_ value: Value) {
         values.withLock { $0.append(value) }
