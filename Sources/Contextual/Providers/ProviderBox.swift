@@ -1,5 +1,7 @@
 // A registered provider: its factory, lifetime and registrar, and how it resolves (internal).
 
+import Synchronization
+
 // MARK: - ProviderBox
 
 /// The entry of a provider: a factory and its lifetime, stored in a context's table where a value would
@@ -29,6 +31,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @usableFromInline
     let singleton = BuildCell<Value>()
     private let registrarReference = Locked.make(WeakContext())
+    /// The type of the last object built, with its low bit set if it adopts ``ScopeShutdown`` (0 before
+    /// the first build): see ``shutdownObject(_:)``.
+    private let shutdownConformance = Atomic<UInt>(0)
     /// What the provider is besides a plain one: a forwarding, or the builder behind a factory.
     let role: ProviderRole
     /// A provider bound to the same registrar as this one (the builder behind a factory).
@@ -126,11 +131,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             do throws(ContextError) {
                 value = try run(make, on: target.context, in: frame, asker: asker)
             } catch {
-                store.endBuild(Value?.none, by: self)
+                store.endBuild(built: false, shutdown: nil, by: self)
                 throw error
             }
             try checkOwned(
-                store.endBuild(ownsObjects ? value : nil, by: self),
+                store.endBuild(built: ownsObjects, shutdown: ownsObjects ? shutdownObject(value) : nil, by: self),
                 value,
                 owner: target.context,
                 asker: asker
@@ -171,11 +176,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             do throws(ContextError) {
                 value = try await run(make, on: target.context, in: frame, asker: asker)
             } catch {
-                store.endBuild(Value?.none, by: self)
+                store.endBuild(built: false, shutdown: nil, by: self)
                 throw error
             }
             try checkOwned(
-                store.endBuild(ownsObjects ? value : nil, by: self),
+                store.endBuild(built: ownsObjects, shutdown: ownsObjects ? shutdownObject(value) : nil, by: self),
                 value,
                 owner: target.context,
                 asker: asker
@@ -222,11 +227,24 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it
     /// down with the rest, in reverse order of creation.
     private func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
-        guard ownsObjects, let object = value as? any ScopeShutdown, let registrar,
+        guard ownsObjects, let object = shutdownObject(value), let registrar,
             let owner = transientOwner(asker: asker, registrar: registrar)
         else { return value }
         try checkOwned(owner.scopeStore.recordTransient(object, by: self), value, owner: owner, asker: asker)
         return value
+    }
+
+    /// `value` as a ``ScopeShutdown``, if its type adopts it. Whether the type of the last object
+    /// adopts it is remembered, so that a provider of a type that does not (most) pays for a dynamic
+    /// cast once, not on every build.
+    private func shutdownObject(_ value: Value) -> (any ScopeShutdown)? {
+        // A type's metadata is aligned: its low bit is free to say whether the type adopts it.
+        let typeBits = UInt(bitPattern: ObjectIdentifier(type(of: value)))
+        let known = shutdownConformance.load(ordering: .relaxed)
+        if known & ~1 == typeBits && known & 1 == 0 { return nil }
+        let object = value as? any ScopeShutdown
+        shutdownConformance.store(typeBits | (object == nil ? 0 : 1), ordering: .relaxed)
+        return object
     }
 
     /// Fails a resolve whose object was built while its scope ended: the object is shut down with the

@@ -16,7 +16,7 @@ final class ScopeStore: Sendable {
 
     private struct State {
         /// By provider identity: the provider (kept, so that its identity is not reused) and its cell.
-        var cells: [ObjectIdentifier: (provider: AnyObject, cell: AnyObject)] = [:]
+        var cells = Cells()
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
         var built: [(builder: Builder, object: (any ScopeShutdown)?)] = []
@@ -35,13 +35,12 @@ final class ScopeStore: Sendable {
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
         state.withLock { state in
             if ended.load(ordering: .acquiring) { return nil }
-            let id = ObjectIdentifier(provider)
-            if let entry = state.cells[id] {
+            if let cell = state.cells[provider] {
                 // Safe: the cell was stored under this provider's identity, which fixes `Value`.
-                return ReferenceWord.downcast(entry.cell, to: BuildCell<Value>.self)
+                return ReferenceWord.downcast(cell, to: BuildCell<Value>.self)
             }
             let cell = BuildCell<Value>()
-            state.cells[id] = (provider, cell)
+            state.cells.insert(cell, for: provider)
             return cell
         }
     }
@@ -69,18 +68,20 @@ final class ScopeStore: Sendable {
         }
     }
 
-    /// Ends a build begun with ``beginBuild(of:)``: records `object` (nil when the build failed), to be
-    /// shut down with the scope if it adopts ``ScopeShutdown``, and wakes a shutdown waiting for it.
+    /// Ends a build begun with ``beginBuild(of:)``: records the object it built, if it built one (false
+    /// when the build failed or the object is not the provider's own), to be shut down with the scope
+    /// when it adopts ``ScopeShutdown`` (`shutdown`, the object as one), and wakes a shutdown waiting
+    /// for it.
     @discardableResult
-    func endBuild(_ object: (some Sendable)?, by provider: any AnyProviderBox) -> Outcome {
+    func endBuild(built: Bool, shutdown: (any ScopeShutdown)?, by provider: any AnyProviderBox) -> Outcome {
         let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
             state.running.remove(provider)
             var outcome = Outcome.recorded
-            if let object {
+            if built {
                 if state.closed {
                     outcome = .closed
                 } else {
-                    state.built.append((.provider(provider), object as? any ScopeShutdown))
+                    state.built.append((.provider(provider), shutdown))
                     if ended.load(ordering: .acquiring) { outcome = .ended }
                 }
             }
@@ -162,7 +163,7 @@ final class ScopeStore: Sendable {
             let built = state.built
             let cells = state.cells
             state.built = state.built.map { ($0.builder, nil) }
-            state.cells = [:]
+            state.cells = Cells()
             return (built, cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
@@ -187,6 +188,28 @@ extension ScopeStore {
             case .provider(let provider): provider.label
             case .adopted(let label): label
             }
+        }
+    }
+}
+
+// MARK: - Cells
+
+extension ScopeStore {
+    /// The cells of a scope's scoped objects, by provider identity: the first inline (most scopes build
+    /// one or two scoped objects: no dictionary to allocate and hash), the others in a dictionary.
+    struct Cells {
+        private var first: (provider: AnyObject, cell: AnyObject)?
+        private var more: [ObjectIdentifier: (provider: AnyObject, cell: AnyObject)] = [:]
+
+        /// The cell of `provider`, if it has one here.
+        subscript(provider: AnyObject) -> AnyObject? {
+            if let first, first.provider === provider { return first.cell }
+            return more.isEmpty ? nil : more[ObjectIdentifier(provider)]?.cell
+        }
+
+        /// Adds the cell of `provider`, which has none here.
+        mutating func insert(_ cell: AnyObject, for provider: AnyObject) {
+            if first == nil { first = (provider, cell) } else { more[ObjectIdentifier(provider)] = (provider, cell) }
         }
     }
 }
