@@ -18,7 +18,6 @@
 public final class ObservationRegistry: Sendable {
     /// Subscribers by the source they watch: a property storage's address, or a context entry's identity.
     private let state = Locked.make(State())
-    private let nextID = Locked<UInt64>.make(0)
 
     /// Behind one lock (a lock costs two allocations, and every tree makes a registry).
     private struct State {
@@ -28,6 +27,8 @@ public final class ObservationRegistry: Sendable {
         /// The subscriptions made through a context, by the context's identity: dropped with the context
         /// (``endSubscriptions(of:)``), so that tracking a context that goes away leaves nothing behind.
         var owned: [ObjectIdentifier: [UInt64: [UInt]]] = [:]
+        /// The identity of the last subscription added.
+        var lastID: UInt64 = 0
     }
 
     /// Makes an empty registry.
@@ -50,13 +51,12 @@ public final class ObservationRegistry: Sendable {
     /// Adds `subscriber` to the properties whose storages are `sources`; the token removes it. A
     /// subscription made through a context names it as `owner`: it ends when that context goes.
     func add(_ subscriber: any Subscriber, to sources: [UInt], owner: ObjectIdentifier? = nil) -> ObservationToken {
-        let id = nextID.withLock { next in
-            next += 1
-            return next
-        }
-        state.withLock { state in
+        let id = state.withLock { state in
+            state.lastID += 1
+            let id = state.lastID
             for source in sources { state.subscribers[source, default: [:]][id] = subscriber }
             if let owner { state.owned[owner, default: [:]][id] = sources }
+            return id
         }
         return ObservationToken { [weak self] in
             self?.remove(id, from: sources, owner: owner)
