@@ -243,4 +243,28 @@ struct ObservationTests {
         #expect(library.observationRegistry.subscriptionCount == 8 + (400 - tracked.count))
         _ = tokens
     }
+
+    @Test("A first subscriber that races a write either read the written value or is told of it")
+    func firstSubscriberRacesAWrite() async {
+        // A write with nobody subscribed skips the registry after one check: the check and a new
+        // subscription must never miss each other, or the subscriber would keep an outdated value.
+        for trial in 0..<300 {
+            let library = Library()
+            let fired = Counter()
+            let read = Locked<String?>.make(nil)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for step in 0..<20 { library.name = "\(trial)-\(step)" }
+                }
+                group.addTask {
+                    let name = ObservationRegistry.withTracking { library.name } onChange: { fired.increment() }
+                    read.withLock { $0 = name }
+                }
+            }
+            if read.withLock({ $0 }) != library.name {
+                #expect(fired.count == 1, "trial \(trial): the subscriber read an older value and was not told")
+            }
+        }
+    }
+
 }

@@ -1,5 +1,7 @@
 // `ObservationRegistry`: the subscribers of each observed property, notified after a change.
 
+import Synchronization
+
 // MARK: - ObservationRegistry
 
 /// The subscribers of one observable object's properties, and the deliveries to them.
@@ -18,6 +20,8 @@
 public final class ObservationRegistry: Sendable {
     /// Subscribers by the source they watch: a property storage's address, or a context entry's identity.
     private let state = Locked.make(State())
+    /// Whether anything subscribes (written under the lock): a write nobody watches checks it and stops.
+    private let hasSubscribers = Atomic<Bool>(false)
 
     /// Behind one lock (a lock costs two allocations, and every tree makes a registry).
     private struct State {
@@ -56,8 +60,12 @@ public final class ObservationRegistry: Sendable {
             let id = state.lastID
             for source in sources { state.subscribers[source, default: [:]][id] = subscriber }
             if let owner { state.owned[owner, default: [:]][id] = sources }
+            hasSubscribers.store(!state.subscribers.isEmpty, ordering: .sequentiallyConsistent)
             return id
         }
+        // Pairs with the fence of `didChange`: a write either sees this subscriber, or stored its value
+        // before the subscriber checks whether what it read is still current (and catches up).
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         return ObservationToken { [weak self] in
             self?.remove(id, from: sources, owner: owner)
         }
@@ -73,14 +81,47 @@ public final class ObservationRegistry: Sendable {
                 state.subscribers[source]?[id] = nil
                 if state.subscribers[source]?.isEmpty == true { state.subscribers[source] = nil }
             }
+            hasSubscribers.store(!state.subscribers.isEmpty, ordering: .sequentiallyConsistent)
         }
     }
 
     // MARK: - Delivering
 
+    /// Tells the subscribers of `source` that it changed; called after the new value is stored.
+    @usableFromInline
+    func didChange(source: UInt) {
+        // Pairs with the fence of `add`, as in `didChange(_:)`.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if !hasSubscribers.load(ordering: .relaxed) { return }
+        // One source: each subscriber is there once, so no set to tell them apart, and the common single
+        // subscriber needs no array either.
+        let (single, several) = state.withLock { state -> ((any Subscriber)?, [any Subscriber]) in
+            guard let subscribers = state.subscribers[source] else { return (nil, []) }
+            if subscribers.count == 1 { return (subscribers.first?.value, []) }
+            return (nil, Array(subscribers.values))
+        }
+        if let single {
+            deliver(to: CollectionOfOne(single))
+        } else if !several.isEmpty {
+            deliver(to: several)
+        }
+    }
+
+    /// Tells `targets` that what they watch changed, or leaves them to the running batch.
+    private func deliver(to targets: some Collection<any Subscriber>) {
+        if let batch = ObservationBatch.current {
+            for target in targets { batch.defer(target) }
+            return
+        }
+        for target in targets { target.changed() }
+    }
+
     /// Tells the subscribers of `sources` that they changed (each subscriber once); called after the new
     /// values are stored.
     func didChange(_ sources: some Sequence<UInt>) {
+        // Pairs with the fence of `add`: the new values are stored; nobody subscribed, nobody to tell.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if !hasSubscribers.load(ordering: .relaxed) { return }
         let targets = state.withLock { state in
             var seen = Set<ObjectIdentifier>()
             var targets: [any Subscriber] = []
@@ -92,12 +133,7 @@ public final class ObservationRegistry: Sendable {
             }
             return targets
         }
-        if targets.isEmpty { return }
-        if let batch = ObservationBatch.current {
-            for target in targets { batch.defer(target) }
-            return
-        }
-        for target in targets { target.changed() }
+        if !targets.isEmpty { deliver(to: targets) }
     }
 
     /// Ends the subscriptions made through the context `owner`, which is going away: their subscribers
@@ -112,6 +148,7 @@ public final class ObservationRegistry: Sendable {
                     if state.subscribers[source]?.isEmpty == true { state.subscribers[source] = nil }
                 }
             }
+            hasSubscribers.store(!state.subscribers.isEmpty, ordering: .sequentiallyConsistent)
             return ended
         }
         var seen = Set<ObjectIdentifier>()

@@ -87,6 +87,7 @@ final class ObservedStorage<Value: Sendable>: Sendable {
         self.isSame = isSame
     }
 
+    @usableFromInline
     var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     var version: UInt64 { versionCounter.load(ordering: .acquiring) }
@@ -106,7 +107,8 @@ final class ObservedStorage<Value: Sendable>: Sendable {
         recorder.append(PropertyAccess(registry: registry, storage: self, version: version))
     }
 
-    @usableFromInline
+    /// Specialized where the property is written (no generic metadata lookups for `Value`).
+    @inlinable
     func write(_ newValue: Value, in registry: ObservationRegistry) {
         while true {
             let (old, version) = value.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
@@ -122,7 +124,7 @@ final class ObservedStorage<Value: Sendable>: Sendable {
             }
             // The old value is released here, outside the lock: its deinit is user code.
             guard replaced != nil else { continue }
-            registry.didChange(CollectionOfOne(id))
+            registry.didChange(source: id)
             return
         }
     }
