@@ -257,7 +257,11 @@ struct ObservationTests {
                     for step in 0..<20 { library.name = "\(trial)-\(step)" }
                 }
                 group.addTask {
-                    let name = ObservationRegistry.withTracking { library.name } onChange: { fired.increment() }
+                    let name = ObservationRegistry.withTracking {
+                        library.name
+                    } onChange: {
+                        fired.increment()
+                    }
                     read.withLock { $0 = name }
                 }
             }
