@@ -117,8 +117,10 @@ public struct Injected<Value: Sendable>: Sendable {
         }
     }
 
-    /// A read that is not a memo hit, evaluating with `evaluate` (made by the caller, specialized).
-    @usableFromInline
+    /// A read that is not a memo hit, evaluating with `evaluate` (made by the caller). Specialized
+    /// where the property is read, so that nothing here looks up generic metadata for `Value`: every
+    /// first read of a property made per request comes here.
+    @inlinable @inline(never)
     func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
@@ -134,20 +136,19 @@ public struct Injected<Value: Sendable>: Sendable {
             // singleton already built (a transient provider builds anew on every read, a scoped object
             // ends with its scope).
             var value: Value?
-            let read = ObservationRecorder.recordKeys { value = context.withValues(evaluate) }
+            let stable = context.readInitialRecordingStability { value = context.withValues(evaluate) }
             if let value {
-                if read.allSatisfy({ context.initial.isStable($0.id) }) { return memo.storeInitial(value) }
+                if stable { return memo.storeInitial(value) }
                 memo.readsUnstableEntries.store(true, ordering: .relaxed)
                 return value
             }
         } else if !context.readsInitial {
             // After a change in the tree: what the current state gives stays valid until the tree changes
             // again, unless a provider may build anew (a transient, a scoped object).
-            let snapshot = context.snapshot()
-            if let value = evaluate(context.readable(snapshot.values)) {
-                if !snapshot.values.hasProviders {
-                    memo.storePublished(value, generation: snapshot.generation, in: context.tree)
-                }
+            var value: Value?
+            let read = context.readSnapshot { value = evaluate($0) }
+            if let value {
+                if !read.hasProviders { memo.storePublished(value, generation: read.generation, in: context.tree) }
                 return value
             }
         } else if let value = context.withValues(evaluate) {

@@ -56,6 +56,23 @@ extension Context {
         values.hasProviders ? values.read(by: self) : values
     }
 
+    /// Runs `body` on a snapshot of this context's values (as ``readable(_:)`` gives them); returns the
+    /// generation they belong to and whether they hold providers. For `@Injected`'s reads after a change,
+    /// which keep what they read for that generation unless a provider may build anew.
+    @usableFromInline
+    func readSnapshot(_ body: (ContextValues) -> Void) -> (generation: UInt64, hasProviders: Bool) {
+        let snapshot = snapshot()
+        body(readable(snapshot.values))
+        return (snapshot.generation, snapshot.values.hasProviders)
+    }
+
+    /// Runs `body`, which reads this context's initial values, and says whether every entry it read is
+    /// stable there (see ``ContextValues/isStable(_:)``): what it read may then be kept.
+    @usableFromInline
+    func readInitialRecordingStability(_ body: () -> Void) -> Bool {
+        ObservationRecorder.recordKeys(body).allSatisfy { initial.isStable($0.id) }
+    }
+
     /// This context's values as they are now, brought up to date with its ancestors, with what keeps
     /// them alive; for everything but the hot read path.
     func snapshot() -> Snapshot {
