@@ -14,13 +14,13 @@ import Peers
 // a listed target that is met is shown as such, so that its line can go.
 //
 // Usage:
-//   contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE]
+//   contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
 //   contextual-count --run-one "group · system" [--iterations N] [--warm-up N]   (what valgrind runs)
 
 // MARK: - Options
 
 let usage = """
-    usage: contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE]
+    usage: contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
            contextual-count --run-one "group · system" [--iterations N] [--warm-up N]
     """
 var runOneName: String?
@@ -29,6 +29,8 @@ var warmUp = 100
 var debugRunner: String? = ".build-debug/debug/contextual-count"
 var knownMissesFile = "known-misses.txt"
 var outputFile: String?
+/// Only the targets whose names start with this ("g." for target g, say).
+var only = ""
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -39,6 +41,7 @@ while let argument = arguments.next() {
     case "--no-debug": debugRunner = nil
     case "--known-misses": knownMissesFile = arguments.next() ?? knownMissesFile
     case "--output": outputFile = arguments.next()
+    case "--only": only = arguments.next() ?? ""
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(2)
@@ -57,8 +60,11 @@ if let name = runOneName {
 
 // MARK: - Every target
 
+let targets = countTargets.filter { $0.name.hasPrefix(only) }
 let releaseRunner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-if let debugRunner, !FileManager.default.isExecutableFile(atPath: debugRunner) {
+if let debugRunner, targets.contains(where: { $0.requirement.measures.contains { $0.build == .debug } }),
+    !FileManager.default.isExecutableFile(atPath: debugRunner)
+{
     print("contextual-count: no debug build at \(debugRunner) (target g); make it, in Benchmarks/, with")
     print("  swift build --product contextual-count --scratch-path .build-debug")
     print("or pass --no-debug to leave target g out")
@@ -70,10 +76,10 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 let valgrind = Valgrind(directory: directory, warmUp: warmUp)
 
 var measures: [Measure] = []
-for target in countTargets {
+for target in targets {
     for measure in target.requirement.measures where !measures.contains(measure) { measures.append(measure) }
 }
-print("contextual-count: \(countTargets.count) targets, \(measures.count) scenarios, each counted at N and 2N")
+print("contextual-count: \(targets.count) targets, \(measures.count) scenarios, each counted at N and 2N")
 
 let started = Date()
 var figures: [Measure: Figures] = [:]
@@ -114,7 +120,7 @@ let knownMisses = Set(
         .map { $0.trimmingCharacters(in: .whitespaces) }
         .filter { !$0.isEmpty && !$0.hasPrefix("#") }
 )
-let judged = countTargets.map { judge($0, figures: figures, knownMisses: knownMisses) }
+let judged = targets.map { judge($0, figures: figures, knownMisses: knownMisses) }
 let table = markdownTable(judged)
 print()
 print(table)
