@@ -15,17 +15,18 @@ import Peers
 //
 // Usage:
 //   contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
-//   contextual-count --run-one "group · system" [--iterations N] [--warm-up N]   (what valgrind runs)
+//   contextual-count --run-one "group · system" [--iterations N] [--warm-up N] [--in-task]   (what valgrind runs)
 
 // MARK: - Options
 
 let usage = """
     usage: contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
-           contextual-count --run-one "group · system" [--iterations N] [--warm-up N]
+           contextual-count --run-one "group · system" [--iterations N] [--warm-up N] [--in-task]
     """
 var runOneName: String?
 var iterations = 1_000
 var warmUp = 100
+var inTask = false
 var debugRunner: String? = ".build-debug/debug/contextual-count"
 var knownMissesFile = "known-misses.txt"
 var outputFile: String?
@@ -37,6 +38,7 @@ while let argument = arguments.next() {
     case "--run-one": runOneName = arguments.next()
     case "--iterations": iterations = Int(arguments.next() ?? "") ?? iterations
     case "--warm-up": warmUp = Int(arguments.next() ?? "") ?? warmUp
+    case "--in-task": inTask = true
     case "--debug-runner": debugRunner = arguments.next()
     case "--no-debug": debugRunner = nil
     case "--known-misses": knownMissesFile = arguments.next() ?? knownMissesFile
@@ -51,7 +53,7 @@ while let argument = arguments.next() {
 // MARK: - One scenario (under valgrind)
 
 if let name = runOneName {
-    guard runOne(name, iterations: iterations, warmUp: warmUp) else {
+    guard runOne(name, iterations: iterations, warmUp: warmUp, inTask: inTask) else {
         FileHandle.standardError.write(Data("contextual-count: no scenario named '\(name)'\n".utf8))
         exit(2)
     }
