@@ -141,6 +141,15 @@ let countTargets: [CountTarget] = [
         )
     ),
     CountTarget(
+        name:
+            "f. Injected as a let of a final class, read as database(), within 1.5x of the struct form (instructions)",
+        requirement: .ratio(
+            contextual: Measure(group: injectedLetInClassGroup, system: .contextual, iterations: cheap),
+            peer: Measure(group: flagshipGroup, system: .contextual, iterations: cheap),
+            required: 1 / 1.5
+        )
+    ),
+    CountTarget(
         name: "g. debug build: warm @Injected vs @Dependency ≥ 30x (instructions)",
         requirement: .ratio(
             contextual: Measure(group: flagshipGroup, system: .contextual, iterations: medium, build: .debug),
