@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // The same work written for every system: Contextual, Swinject, swift-dependencies and baselines.
@@ -25,6 +26,7 @@ let package = Package(
                 .product(name: "Contextual", package: libraryPackage),
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         // package-benchmark: time, allocations and instructions per scenario, with stored thresholds.
@@ -39,6 +41,8 @@ let package = Package(
         ),
         // The side-by-side table, the chart and the ratio check.
         .executableTarget(name: "contextual-compare", dependencies: ["Peers"], path: "Sources/ContextualCompare"),
+        // Instructions and allocations per operation under valgrind, and the issue 13 targets on them.
+        .executableTarget(name: "contextual-count", dependencies: ["Peers"], path: "Sources/ContextualCount"),
         // Reads inside `swift test` (issue 15): Contextual in production and in a test context, and a
         // swift-dependencies read, which behaves differently when it runs inside a test.
         .testTarget(

@@ -18,7 +18,7 @@ let benchmarks: @Sendable () -> Void = {
             .mallocCountTotal: .init(relative: [.p90: 0], absolute: [.p90: 0])
         ]
     )
-    for scenario in allScenarios {
+    for scenario in everyScenario {
         Benchmark(scenario.benchmarkName) { benchmark in
             let run = scenario.prepare()
             benchmark.startMeasurement()

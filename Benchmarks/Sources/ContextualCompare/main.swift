@@ -193,12 +193,12 @@ extension String {
 var groups: [String] = []
 for scenario in allScenarios where !groups.contains(scenario.group) { groups.append(scenario.group) }
 
-var markdown = "| scenario (ns/op, median) | " + System.allCases.map(\.rawValue).joined(separator: " | ")
+var markdown = "| scenario (ns/op, median) | " + System.timed.map(\.rawValue).joined(separator: " | ")
 markdown += " | speed-up vs swift-dependencies | speed-up vs Swinject |\n"
-markdown += "|---|" + System.allCases.map { _ in "---:|" }.joined() + "---:|---:|\n"
+markdown += "|---|" + System.timed.map { _ in "---:|" }.joined() + "---:|---:|\n"
 for group in groups {
     let contextual = nsPerOp(group, .contextual)
-    var row = "| \(group) | " + System.allCases.map { format(nsPerOp(group, $0)) }.joined(separator: " | ")
+    var row = "| \(group) | " + System.timed.map { format(nsPerOp(group, $0)) }.joined(separator: " | ")
     for peer in [System.dependencies, .swinject] {
         if let contextual, let other = nsPerOp(group, peer) {
             row += " | \(format(other / contextual))x"
@@ -298,7 +298,7 @@ let labelWidth = 300.0
 let plotWidth = 560.0
 var bars: [(group: String, system: System, value: Double)] = []
 for group in groups {
-    for system in System.allCases { if let value = nsPerOp(group, system) { bars.append((group, system, value)) } }
+    for system in System.timed { if let value = nsPerOp(group, system) { bars.append((group, system, value)) } }
 }
 let maxValue = max(10, bars.map(\.value).max() ?? 10)
 let minLog = log10(0.1)
@@ -333,7 +333,7 @@ while tick <= maxValue * 1.5 {
 }
 var legend = ""
 var legendX = labelWidth
-for system in System.allCases {
+for system in System.timed {
     legend += "<rect x=\"\(legendX)\" y=\"\(y + 10)\" width=\"10\" height=\"10\" fill=\"\(palette[system]!)\"/>"
     legend +=
         "<text x=\"\(legendX + 14)\" y=\"\(y + 19)\" font-size=\"10\">\(system.rawValue.replacingXMLEntities())</text>\n"

@@ -53,6 +53,14 @@ public enum System: String, Sendable, CaseIterable {
     case swinject = "Swinject"
     case storedProperty = "stored property"
     case dictionary = "dictionary + cast"
+    /// OpenCombine's `@Published` and `sink`: the peer of a notification (issue 13, target e).
+    case openCombine = "OpenCombine"
+    /// The toolchain's `Observation` (`@Observable`): the peer of an unobserved write and read (target e).
+    case observation = "Observation"
+
+    /// The columns of contextual-compare's timed table: the systems of its scenarios. OpenCombine and
+    /// Observation appear only in the instruction counts (`contextual-count`).
+    public static let timed: [System] = [.contextual, .dependencies, .swinject, .storedProperty, .dictionary]
 }
 
 /// Keeps a value from being optimized away: an opaque call the optimizer may not look into.

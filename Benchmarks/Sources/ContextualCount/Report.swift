@@ -1,0 +1,129 @@
+import Peers
+
+// MARK: - Judging the targets
+
+/// A target's verdict, as the table shows it.
+enum Verdict: Equatable {
+    case met
+    /// Met, yet listed in known-misses.txt: the line should go.
+    case metButListed
+    case missed
+    case knownMiss
+    /// Its build was not counted (`--no-debug`).
+    case notMeasured
+
+    var text: String {
+        switch self {
+        case .met: "MET"
+        case .metButListed: "met — remove it from known-misses.txt"
+        case .missed: "MISSED"
+        case .knownMiss: "KNOWN MISS"
+        case .notMeasured: "not measured"
+        }
+    }
+}
+
+/// Instruction counts are deterministic, up to the odd run of the runtime's own machinery: a ratio within
+/// 2% of its target counts as met.
+let margin = 0.02
+
+struct Judged {
+    let target: CountTarget
+    let contextual: Figures?
+    let peer: Figures?
+    /// The ratio (peer over Contextual, in instructions) or the allocations per operation.
+    let value: Double?
+    let verdict: Verdict
+}
+
+func judge(_ target: CountTarget, figures: [Measure: Figures], knownMisses: Set<String>) -> Judged {
+    let listed = knownMisses.contains(target.name)
+    func verdict(met: Bool) -> Verdict {
+        switch (met, listed) {
+        case (true, false): .met
+        case (true, true): .metButListed
+        case (false, true): .knownMiss
+        case (false, false): .missed
+        }
+    }
+    switch target.requirement {
+    case .ratio(let contextual, let peer, let required):
+        guard let mine = figures[contextual], let theirs = figures[peer] else {
+            return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
+        }
+        let ratio = theirs.instructions / max(mine.instructions, 1)
+        return Judged(
+            target: target,
+            contextual: mine,
+            peer: theirs,
+            value: ratio,
+            verdict: verdict(met: ratio >= required * (1 - margin))
+        )
+    case .allocations(let measure, let atMost):
+        guard let mine = figures[measure] else {
+            return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
+        }
+        return Judged(
+            target: target,
+            contextual: mine,
+            peer: nil,
+            value: mine.allocations,
+            verdict: verdict(met: mine.allocations <= atMost + 0.05)
+        )
+    }
+}
+
+// MARK: - The table
+
+/// `1234567.8` as "1,234,568"; below 100 with one decimal.
+func formatCount(_ value: Double) -> String {
+    if abs(value) < 100 {
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+    }
+    var digits = String(Int(value.rounded()))
+    var result = ""
+    while digits.count > 3 {
+        result = "," + digits.suffix(3) + result
+        digits.removeLast(3)
+    }
+    return digits + result
+}
+
+func formatRatio(_ value: Double) -> String {
+    let hundredths = (value * 100).rounded() / 100
+    return (value >= 10 ? String(Int(value.rounded())) : String(hundredths)) + "x"
+}
+
+func describe(_ figures: Figures?) -> String {
+    guard let figures else { return "—" }
+    return "\(formatCount(figures.instructions)) Ir, \(formatCount(figures.allocations)) allocs"
+}
+
+/// The verdicts as a Markdown table: each system's instructions and allocations per operation, the
+/// ratio and what is required.
+func markdownTable(_ judged: [Judged]) -> String {
+    var table = "| target | Contextual (per op) | peer (per op) | measured | required | result |\n"
+    table += "|---|---:|---:|---:|---:|---|\n"
+    for entry in judged {
+        var row = "| \(entry.target.name) | "
+        switch entry.target.requirement {
+        case .ratio(let contextual, let peer, let required):
+            row += "\(describe(entry.contextual)) | \(peerName(peer, besides: contextual)): \(describe(entry.peer)) | "
+            row += (entry.value.map(formatRatio) ?? "—") + " | "
+            row +=
+                required >= 1
+                ? "≥ \(formatRatio(required))" : "≥ \(formatRatio(required)) (within \(formatRatio(1 / required)))"
+        case .allocations(_, let atMost):
+            row += "\(describe(entry.contextual)) | — | \(entry.value.map { "\(formatCount($0)) allocs" } ?? "—") | "
+            row += "≤ \(formatCount(atMost)) allocs"
+        }
+        table += row + " | \(entry.verdict.text) |\n"
+    }
+    return table
+}
+
+/// The peer's column: its system, or the scenario when both rows are Contextual's.
+private func peerName(_ peer: Measure, besides contextual: Measure) -> String {
+    peer.system == contextual.system ? peer.group : peer.system.rawValue
+}
