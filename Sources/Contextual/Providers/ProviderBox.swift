@@ -187,6 +187,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Where the object lives and which context its factory resolves from: the registrar for a
     /// singleton, the scope for a scoped object, the asking context for a transient one.
     private func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
+        asker.tree.countResolve(of: self)  // one load and branch unless counters were turned on
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
@@ -254,7 +255,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     ) throws(ContextError) -> Value {
         do {
             return try ResolutionFrame.$current.withValue(frame) {
-                try FailureSink.$current.withValue(nil) { try make(context) }
+                try FailureSink.$current.withValue(nil) {
+                    try context.tree.observeBuild(in: frame) { try make(context) }
+                }
             }
         } catch let error as ContextError {
             throw error
@@ -271,7 +274,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     ) async throws(ContextError) -> Value {
         do {
             return try await ResolutionFrame.$current.withValue(frame) {
-                try await FailureSink.$current.withValue(nil) { try await make(context) }
+                try await FailureSink.$current.withValue(nil) {
+                    try await context.tree.observeBuild(in: frame) { try await make(context) }
+                }
             }
         } catch let error as ContextError {
             throw error
