@@ -5,7 +5,8 @@ import Foundation
 // MARK: - JSON
 
 extension BootReport {
-    /// The report as JSON, pretty-printed with sorted keys so that two reports diff line by line.
+    /// The report as JSON, pretty-printed with sorted keys so that two reports diff line by line, ending
+    /// with a newline.
     ///
     /// ```swift
     /// try report.json.write(toFile: "boot-report.json", atomically: true, encoding: .utf8)
@@ -21,7 +22,7 @@ extension BootReport {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Cannot fail: every field is a string, an integer, a finite number or an array of those.
         guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// Reads a report written by ``json``, checking its format version first.

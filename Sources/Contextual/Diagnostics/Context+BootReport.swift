@@ -22,8 +22,9 @@ extension Context {
     /// A factory still running at `deadline` shows as ``BootReport/Status/building``, with a
     /// ``ContextError/Code/buildTimedOut`` problem; the report is returned at the deadline, and the
     /// validation goes on in the background (a synchronous factory cannot be interrupted). While the
-    /// report is made, reads in the whole process take their tracked path, as inside an observation
-    /// scope: boot, not a request path, is the place for it.
+    /// report is made (and while a factory it left running at the deadline runs), reads in the whole
+    /// process take their tracked path, as inside an observation scope: boot, not a request path, is the
+    /// place for it.
     ///
     /// - Parameter deadline: How long validation may run before the report is made of what finished.
     /// - Returns: The report; it never throws: the problems found are in ``BootReport/problems``.

@@ -22,7 +22,8 @@ try FileManager.default.createDirectory(atPath: options.output, withIntermediate
 try report.json.write(toFile: options.output + "/boot-report.json", atomically: true, encoding: .utf8)
 try report.dot.write(toFile: options.output + "/boot-graph.dot", atomically: true, encoding: .utf8)
 try report.mermaid.write(toFile: options.output + "/boot-graph.mmd", atomically: true, encoding: .utf8)
-print("boot report: \(report.totals.providers) providers, \(report.totals.builds) builds, longest path \(report.totals.longestPath)")
+let totals = report.totals
+print("boot report: \(totals.providers) providers, \(totals.builds) builds, longest path \(totals.longestPath)")
 
 if options.writeBaseline {
     try report.json.write(toFile: options.baseline, atomically: true, encoding: .utf8)
@@ -31,10 +32,17 @@ if options.writeBaseline {
 }
 
 // Structure only unless a tolerance is given: CI machines differ, and a factory's time with them.
-let baseline = try BootReport(json: String(contentsOfFile: options.baseline, encoding: .utf8), source: options.baseline)
-let comparison = try report.compared(to: baseline, timeTolerance: options.timeTolerance)
-print(comparison.summary)
-exit(comparison.passed && report.isValid ? 0 : 1)
+do {
+    let text = try String(contentsOfFile: options.baseline, encoding: .utf8)
+    let baseline = try BootReport(json: text, source: options.baseline)
+    let comparison = try report.compared(to: baseline, timeTolerance: options.timeTolerance)
+    print(comparison.summary)
+    exit(comparison.passed && report.isValid ? 0 : 1)
+} catch {
+    // A baseline of another format version, or no baseline: the message says which, and how to fix it.
+    print(error)
+    exit(1)
+}
 
 // MARK: - Options
 
