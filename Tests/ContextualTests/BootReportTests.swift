@@ -101,7 +101,8 @@ struct BootReportTests {
         #expect(inner.wallSeconds >= 0.04)
         #expect(outer.wallSeconds >= 0.06)
         #expect(outer.nestedSeconds == inner.wallSeconds)
-        #expect(outer.ownSeconds >= 0.02 && outer.ownSeconds < 0.04)
+        #expect(outer.ownSeconds >= 0.02)
+        #expect(outer.ownSeconds == outer.wallSeconds - outer.nestedSeconds)
         #expect(outer.dependencies == [id(Slow.self, "singleton")])
         #expect(inner.builds == 1)
     }
@@ -139,7 +140,10 @@ struct BootReportTests {
         let report = await app.bootReport(deadline: .milliseconds(200))
         let waited = ContinuousClock.now - start
         gate.open()
-        #expect(waited < .seconds(5))
+        // The factory waits for the gate, opened only now: that the report returned at all shows it did
+        // not wait for it. The bound is generous since the parallel tests can hold both cores for seconds.
+        #expect(waited < .seconds(30))
+        #expect(report.totals.bootSeconds == 0.2)
         #expect(report.provider(named: "Pool")?.status == .building)
         #expect(report.provider(named: "Config")?.status == .built)
         #expect(report.problems.map(\.code) == ["buildTimedOut"])
@@ -251,8 +255,9 @@ struct BootReportTests {
 
     @Test("a provider made slower on purpose is caught by the comparison, and not without a tolerance")
     func slowerProvider() async throws {
-        let baseline = await wiredApp(poolMilliseconds: 5).bootReport()
-        let slower = await wiredApp(poolMilliseconds: 60).bootReport()
+        // 2 ms, then 200 ms: a ratio of 100 on an idle machine, and well above 3 under the parallel tests.
+        let baseline = await wiredApp(poolMilliseconds: 2).bootReport()
+        let slower = await wiredApp(poolMilliseconds: 200).bootReport()
         let comparison = try slower.compared(to: baseline, timeTolerance: 3)
         #expect(!comparison.passed)
         #expect(comparison.slower.map(\.provider) == [id(Pool.self, "singleton")])
@@ -261,7 +266,7 @@ struct BootReportTests {
         // Structure only: the same graph passes.
         #expect(try slower.compared(to: baseline).passed)
         // A generous tolerance lets it through.
-        #expect(try slower.compared(to: baseline, timeTolerance: 100).passed)
+        #expect(try slower.compared(to: baseline, timeTolerance: 10_000).passed)
     }
 
     // MARK: - Counters
@@ -304,46 +309,62 @@ struct BootReportTests {
         #expect(counters.totalBuilt == 6)
     }
 
-    // MARK: - Scale
-
-    @Test("a report of 10,000 providers costs well under a second beyond the builds")
+    @Test("a report of 10,000 providers lists them all, with their edges (timed by BootReportSpeedTests)")
     func tenThousandProviders() async throws {
-        func make() -> Context {
-            Context(name: "large") {
-                $0.provide(Config.self, lifetime: .singleton) { _ in Config() }
-                for _ in 0..<10_000 {
-                    $0.addProvider(Plugin.self, lifetime: .singleton) { ctx in
-                        _ = try ctx.require(Config.self)
-                        return Plugin()
-                    }
-                }
-            }
-        }
-        let plain = make()
-        let prepareStart = ContinuousClock.now
-        try await plain.prepare()
-        let prepared = ContinuousClock.now - prepareStart
-
-        let reported = make()
-        let reportStart = ContinuousClock.now
-        let report = await reported.bootReport()
-        let reporting = ContinuousClock.now - reportStart
+        let report = await largeApp().bootReport()
+        #expect(report.isValid)
         #expect(report.totals.providers == 10_001)
         #expect(report.totals.builds == 10_001)
         #expect(report.totals.edges == 10_000)
         #expect(report.totals.longestPath == 2)
+        #expect(try BootReport(json: report.json) == report)
+    }
+}
+
+// MARK: - Scale
+
+/// A context of 10,001 providers: Config, and 10,000 plugins that each read it.
+private func largeApp() -> Context {
+    Context(name: "large") {
+        $0.provide(Config.self, lifetime: .singleton) { _ in Config() }
+        for _ in 0..<10_000 {
+            $0.addProvider(Plugin.self, lifetime: .singleton) { ctx in
+                _ = try ctx.require(Config.self)
+                return Plugin()
+            }
+        }
+    }
+}
+
+// A timing needs the machine to itself: it runs when CONTEXTUAL_BOOT_REPORT_SPEED is set, as .ci/run does in
+// a step of its own, not among the parallel tests, which can hold both cores for seconds (the report's task
+// then waits for a thread, and the timing measures that wait).
+@Suite("Boot report speed", .enabled(if: ProcessInfo.processInfo.environment["CONTEXTUAL_BOOT_REPORT_SPEED"] != nil))
+struct BootReportSpeedTests {
+    @Test("a report of 10,000 providers costs well under a second beyond their builds")
+    func tenThousandProviders() async throws {
+        let plain = largeApp()
+        let prepareStart = ContinuousClock.now
+        try await plain.prepare()
+        let prepared = ContinuousClock.now - prepareStart
+
+        let reported = largeApp()
+        let reportStart = ContinuousClock.now
+        let report = await reported.bootReport()
+        let reporting = ContinuousClock.now - reportStart
+        #expect(report.totals.providers == 10_001)
         let overhead = reporting - prepared
+
         let formsStart = ContinuousClock.now
-        let json = report.json
-        let read = try BootReport(json: json)
+        let read = try BootReport(json: report.json)
         _ = (report.dot, report.mermaid)
         let forms = ContinuousClock.now - formsStart
+        #expect(read.totals.providers == 10_001)
         print(
             "boot report of 10,001 providers: \(reporting) (prepare alone: \(prepared), overhead: \(overhead)); "
                 + "JSON written and read, DOT and Mermaid: \(forms)"
         )
         #expect(overhead < .seconds(1))
         #expect(forms < .seconds(1))
-        #expect(read.totals.providers == 10_001)
     }
 }

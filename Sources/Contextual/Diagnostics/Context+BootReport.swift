@@ -67,6 +67,9 @@ extension Context {
 /// Runs a validation in a task of its own and waits for it at most a deadline.
 enum BootRun {
     /// What `body` returned, or nil when `deadline` passed first (`body` goes on in the background).
+    ///
+    /// `body` runs on a thread of its own (``BootExecutor``) and the deadline is kept by another: a
+    /// factory that blocks takes neither a thread of the cooperative pool nor the report's deadline.
     static func run(
         deadline: Duration,
         _ body: @escaping @Sendable () async -> [ContextError]
@@ -74,14 +77,13 @@ enum BootRun {
         let gate = Gate()
         return await withCheckedContinuation { (continuation: CheckedContinuation<[ContextError]?, Never>) in
             gate.set(continuation)
-            let timer = Task.detached {
-                try? await Task.sleep(for: deadline)
-                gate.finish(nil)
-            }
-            Task.detached {
+            let timer = BootDeadline(deadline) { gate.finish(nil) }
+            let executor = BootExecutor()
+            Task.detached(executorPreference: executor) {
                 let problems = await body()
+                timer.end()
                 gate.finish(problems)
-                timer.cancel()
+                executor.finish()
             }
         }
     }
