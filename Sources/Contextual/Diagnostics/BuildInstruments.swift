@@ -12,6 +12,9 @@ import Synchronization
 final class BuildInstruments: Sendable {
     /// The tree's counters: made with the instruments, counting only once turned on.
     let counters = ResolutionCounters()
+    /// How many boot reports of the tree are validating: while none is, a build does not look for a
+    /// recording in its task's locals.
+    let reportsRunning = Atomic<Int>(0)
 
     init() {}
 
@@ -19,7 +22,9 @@ final class BuildInstruments: Sendable {
     /// reads recorded when the running task is making a boot report.
     func observe<Value>(_ frame: ResolutionFrame, _ body: () throws -> Value) rethrows -> Value {
         if counters.isCounting { counters.countBuild(of: frame.provider) }
-        guard let recording = BootRecording.current else { return try body() }
+        guard reportsRunning.load(ordering: .acquiring) > 0, let recording = BootRecording.current else {
+            return try body()
+        }
         let build = recording.begin(frame)
         do {
             let (value, reads) = try ObservationRecorder.recordingProviderReads(body)
@@ -34,7 +39,9 @@ final class BuildInstruments: Sendable {
     /// ``observe(_:_:)`` for an async factory.
     func observe<Value>(_ frame: ResolutionFrame, _ body: () async throws -> Value) async rethrows -> Value {
         if counters.isCounting { counters.countBuild(of: frame.provider) }
-        guard let recording = BootRecording.current else { return try await body() }
+        guard reportsRunning.load(ordering: .acquiring) > 0, let recording = BootRecording.current else {
+            return try await body()
+        }
         let build = recording.begin(frame)
         do {
             let (value, reads) = try await ObservationRecorder.recordingProviderReadsAsync(body)

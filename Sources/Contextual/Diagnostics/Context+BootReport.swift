@@ -35,11 +35,14 @@ extension Context {
         public func bootReport(deadline: Duration = .seconds(60)) async -> BootReport
     {
         let recording = BootRecording()
-        _ = tree.madeInstruments
+        let instruments = tree.madeInstruments
         let providers = visibleProviders()
         let start = ContinuousClock.now
+        instruments.reportsRunning.wrappingAdd(1, ordering: .acquiringAndReleasing)
         let outcome = await BootRun.run(deadline: deadline) {
-            await BootRecording.$current.withValue(recording) {
+            // Until the validation ends, even past the deadline: a build still running is recorded.
+            defer { instruments.reportsRunning.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+            return await BootRecording.$current.withValue(recording) {
                 do throws(ContextError) {
                     try await self.prepare()
                     return [ContextError]()
