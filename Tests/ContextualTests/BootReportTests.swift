@@ -135,6 +135,7 @@ struct BootReportTests {
                 return Pool()
             }
             $0.provide(Config.self, lifetime: .singleton) { _ in Config() }
+            $0.provide(Handler.self, lifetime: .singleton) { _ in throw TestFailure(reason: "no route table") }
         }
         let start = ContinuousClock.now
         let report = await app.bootReport(deadline: .milliseconds(200))
@@ -146,8 +147,11 @@ struct BootReportTests {
         #expect(report.totals.bootSeconds == 0.2)
         #expect(report.provider(named: "Pool")?.status == .building)
         #expect(report.provider(named: "Config")?.status == .built)
-        #expect(report.problems.map(\.code) == ["buildTimedOut"])
-        #expect(report.problems.first?.message.contains("still running") == true)
+        // Validation did not end: its problems are those of the builds that failed before the deadline.
+        #expect(report.problems.map(\.code) == ["factoryFailed", "buildTimedOut"])
+        #expect(report.problems.first?.message.contains("no route table") == true)
+        #expect(report.problems.last?.message.contains("still running") == true)
+        #expect(report.provider(named: "Handler")?.status == .failed)
         #expect(!report.isValid)
     }
 

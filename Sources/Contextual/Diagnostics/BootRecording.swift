@@ -19,7 +19,8 @@ final class BootRecording: Sendable {
         var nested: Duration = .zero
         /// The providers read by the factory, by address, and those built nested in it.
         var reads: [UInt] = []
-        var failure: String?
+        /// What the build threw, as a problem of the report.
+        var failure: BootReport.Problem?
     }
 
     private struct State {
@@ -51,15 +52,28 @@ final class BootRecording: Sendable {
     /// Records the end of build `index`: what it read, and what it threw if it failed.
     func end(_ index: Int, reads: [UInt], failure: (any Error)?) {
         let end = ContinuousClock.now
-        let message = failure.map { error in (error as? ContextError)?.message ?? "\(error)" }
+        let problem = failure.map { error in
+            if let error = error as? ContextError { return BootReport.Problem(error) }
+            let label = state.withLock { $0.builds[index].provider }.label
+            // What the provider's resolve will throw as `factoryFailed`, told in the same words.
+            return BootReport.Problem(
+                code: ContextError.Code.factoryFailed.description,
+                requestedType: label,
+                message: "the factory of '\(label)' threw: \(error)",
+                resolutionPath: [label]
+            )
+        }
         state.withLock { state in
-            var build = state.builds[index]
-            build.end = end
-            build.reads += reads
-            build.failure = message
-            state.builds[index] = build
-            state.running = state.running.filter { $0.value != index }
-            if let parent = build.parent { state.builds[parent].nested += end - build.start }
+            state.builds[index].end = end
+            state.builds[index].reads += reads
+            state.builds[index].failure = problem
+            // The frames running are the few of the builds in flight.
+            if let frame = state.running.first(where: { $0.value == index })?.key {
+                state.running.removeValue(forKey: frame)
+            }
+            if let parent = state.builds[index].parent {
+                state.builds[parent].nested += end - state.builds[index].start
+            }
         }
     }
 

@@ -268,6 +268,13 @@ public struct BootReport: Sendable, Codable, Hashable {
             message = error.message
             resolutionPath = error.resolutionPath
         }
+
+        init(code: String, requestedType: String?, message: String, resolutionPath: [String]) {
+            self.code = code
+            self.requestedType = requestedType
+            self.message = message
+            self.resolutionPath = resolutionPath
+        }
     }
 
     // MARK: - Totals

@@ -49,12 +49,17 @@ struct BootReportAssembly {
                 entries[index].status = .building
                 entries[index].failure = "still building at the deadline of \(deadline)"
             } else if let failure = build.failure {
-                if entries[index].status != .building { entries[index].failure = failure }
+                if entries[index].status != .building { entries[index].failure = failure.message }
             } else {
                 succeeded[index] = true
             }
         }
         var reported = problems.map(BootReport.Problem.init)
+        if timedOut {
+            // Validation did not end, so it reported nothing: the failed builds are its problems so far.
+            var seen = Set<String>()
+            reported = builds.compactMap(\.failure).filter { seen.insert($0.message).inserted }
+        }
         let failedLabels = Set(problems.flatMap { [$0.requestedType ?? ""] + $0.resolutionPath.suffix(1) })
         for index in entries.indices {
             entries[index].ownSeconds = max(0, entries[index].wallSeconds - entries[index].nestedSeconds)
