@@ -45,8 +45,6 @@ private final class Flag: Sendable {
     func open() { value.withLock { $0 = true } }
 }
 
-private func id(_ type: Any.Type, _ lifetime: String) -> String { "\(type) (\(lifetime))" }
-
 // MARK: - BootReportTests
 
 @Suite("Boot report: build times, the dependency graph, comparison, counters")
@@ -63,9 +61,9 @@ struct BootReportTests {
         #expect(handler.registrar == "app")
         #expect(handler.status == .built)
         #expect(handler.builds == 1)
-        #expect(handler.dependencies == [id(Repository.self, "singleton")])
+        #expect(handler.dependencies == ["Repository (singleton)"])
         // Config was built before Pool read it: the edge is there all the same.
-        #expect(report.provider(named: "Pool")?.dependencies == [id(Config.self, "singleton")])
+        #expect(report.provider(named: "Pool")?.dependencies == ["Config (singleton)"])
         #expect(report.provider(named: "Config")?.dependencies == [])
         #expect(report.totals.providers == 4)
         #expect(report.totals.builds == 4)
@@ -74,8 +72,8 @@ struct BootReportTests {
         #expect(
             report.totals.longestPathProviders
                 == [
-                    id(Handler.self, "scoped"), id(Repository.self, "singleton"), id(Pool.self, "singleton"),
-                    id(Config.self, "singleton"),
+                    "Handler (scoped)", "Repository (singleton)", "Pool (singleton)",
+                    "Config (singleton)",
                 ]
         )
         #expect(report.totals.bootSeconds > 0)
@@ -103,7 +101,7 @@ struct BootReportTests {
         #expect(outer.nestedSeconds == inner.wallSeconds)
         #expect(outer.ownSeconds >= 0.02)
         #expect(outer.ownSeconds == outer.wallSeconds - outer.nestedSeconds)
-        #expect(outer.dependencies == [id(Slow.self, "singleton")])
+        #expect(outer.dependencies == ["Slow (singleton)"])
         #expect(inner.builds == 1)
     }
 
@@ -241,15 +239,15 @@ struct BootReportTests {
         }
         let comparison = try await changed.bootReport().compared(to: baseline)
         #expect(!comparison.passed)
-        #expect(comparison.addedProviders == [id(Plugin.self, "transient")])
-        #expect(comparison.removedProviders == [id(Handler.self, "scoped")])
+        #expect(comparison.addedProviders == ["Plugin (transient)"])
+        #expect(comparison.removedProviders == ["Handler (scoped)"])
         #expect(
-            comparison.addedEdges == [.init(from: id(Repository.self, "singleton"), to: id(Config.self, "singleton"))]
+            comparison.addedEdges == [.init(from: "Repository (singleton)", to: "Config (singleton)")]
         )
         #expect(
             comparison.removedEdges == [
-                .init(from: id(Handler.self, "scoped"), to: id(Repository.self, "singleton")),
-                .init(from: id(Pool.self, "singleton"), to: id(Config.self, "singleton")),
+                .init(from: "Handler (scoped)", to: "Repository (singleton)"),
+                .init(from: "Pool (singleton)", to: "Config (singleton)"),
             ]
         )
         #expect(comparison.longestPath == [4, 2])
@@ -264,7 +262,7 @@ struct BootReportTests {
         let slower = await wiredApp(poolMilliseconds: 200).bootReport()
         let comparison = try slower.compared(to: baseline, timeTolerance: 3)
         #expect(!comparison.passed)
-        #expect(comparison.slower.map(\.provider) == [id(Pool.self, "singleton")])
+        #expect(comparison.slower.map(\.provider) == ["Pool (singleton)"])
         #expect((comparison.slower.first?.ratio ?? 0) > 3)
         #expect(comparison.summary.contains("slower: Pool (singleton)"))
         // Structure only: the same graph passes.
@@ -286,14 +284,14 @@ struct BootReportTests {
         _ = try request.require(Handler.self)
         #expect(counters.count(of: Handler.self).built == 1)
         #expect(counters.count(of: Handler.self).resolved == 2)
-        #expect(counters.count(of: Handler.self).provider == id(Handler.self, "scoped"))
+        #expect(counters.count(of: Handler.self).provider == "Handler (scoped)")
         // The singletons were built before counting: nothing else was built on this request path.
         #expect(counters.totalBuilt == 1)
         #expect(counters.count(of: Pool.self).built == 0)
 
         counters.reset()
         _ = try app.scope(name: "second").require(Handler.self)
-        #expect(counters.counts == [.init(provider: id(Handler.self, "scoped"), resolved: 1, built: 1)])
+        #expect(counters.counts == [.init(provider: "Handler (scoped)", resolved: 1, built: 1)])
         counters.stop()
         #expect(!counters.isCounting)
         _ = try app.scope(name: "third").require(Handler.self)
