@@ -168,6 +168,24 @@ struct BootReportTests {
         #expect((report.provider(named: "Pool")?.wallSeconds ?? 0) >= 0.05)
     }
 
+    @Test("a factory that resolves every provider added for a type has an edge to each, built before or not")
+    func allProvidersEdges() async throws {
+        let app = Context(name: "app") {
+            for _ in 0..<3 { $0.addProvider(Plugin.self, lifetime: .singleton) { _ in Plugin() } }
+            // "Repository" sorts after "Plugin": the plugins are built when its factory resolves them.
+            $0.provide(Repository.self, lifetime: .singleton) { ctx in
+                _ = try ctx.requireAll(Plugin.self)
+                return Repository()
+            }
+        }
+        let report = await app.bootReport()
+        #expect(
+            report.provider(named: "Repository")?.dependencies
+                == ["Plugin (singleton)", "Plugin (singleton) #2", "Plugin (singleton) #3"]
+        )
+        #expect(report.provider(named: "Repository")?.nestedSeconds == 0)
+    }
+
     // MARK: - Forms
 
     @Test("the JSON form has the documented field names and reads back equal")

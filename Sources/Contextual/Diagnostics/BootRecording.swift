@@ -77,6 +77,13 @@ final class BootRecording: Sendable {
         }
     }
 
+    /// Adds `addresses` to the reads of the build running in `frame`, if this recording records it.
+    func noteReads(_ addresses: [UInt], in frame: ResolutionFrame) {
+        state.withLock { state in
+            if let index = state.running[ObjectIdentifier(frame)] { state.builds[index].reads += addresses }
+        }
+    }
+
     /// The builds recorded so far; a build without an end is still running.
     var builds: [Build] { state.withLock { $0.builds } }
 

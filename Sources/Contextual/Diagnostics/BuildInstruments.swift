@@ -36,6 +36,15 @@ final class BuildInstruments: Sendable {
         }
     }
 
+    /// Adds `providers` to the reads of the build the running task is in, when it is making a boot
+    /// report: the providers of ``Context/requireAll(_:)``, which reads them without a tracked read.
+    func noteReads(of providers: [any AnyProviderBox]) {
+        guard reportsRunning.load(ordering: .acquiring) > 0, let recording = BootRecording.current,
+            let frame = ResolutionFrame.current
+        else { return }
+        recording.noteReads(providers.map(recording.address(of:)), in: frame)
+    }
+
     /// ``observe(_:_:)`` for an async factory.
     func observe<Value>(_ frame: ResolutionFrame, _ body: () async throws -> Value) async rethrows -> Value {
         if counters.isCounting { counters.countBuild(of: frame.provider) }
@@ -79,6 +88,14 @@ extension ContextTree {
     func observeBuild<Value>(in frame: ResolutionFrame, _ body: () throws -> Value) rethrows -> Value {
         if instrumentsStorage.bits.load(ordering: .acquiring) == 0 { return try body() }
         return try madeInstruments.observe(frame, body)
+    }
+
+    /// Notes that the running build read `providers` without a tracked read, when a boot report runs;
+    /// otherwise one load and one branch.
+    @inline(__always)
+    func noteReads(of providers: @autoclosure () -> [any AnyProviderBox]) {
+        if instrumentsStorage.bits.load(ordering: .acquiring) == 0 { return }
+        madeInstruments.noteReads(of: providers())
     }
 
     /// ``observeBuild(in:_:)`` for an async factory.
