@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TodoServer", targets: ["TodoServer"]),
         .executable(name: "todo-server", targets: ["todo-server"]),
         .executable(name: "todo-load-test", targets: ["todo-load-test"]),
+        .executable(name: "todo-boot-report", targets: ["todo-boot-report"]),
     ],
     dependencies: [
         .package(path: "../.."),
@@ -48,6 +49,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
+        // The boot report of the server's wiring, compared in CI with boot-baseline.json (issue 18).
+        .executableTarget(
+            name: "todo-boot-report",
+            dependencies: [
+                "TodoServer",
+                .product(name: "Contextual", package: libraryPackage),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // A small HTTP/1.1 client for 127.0.0.1, and a way to serve an application on it: the tests and
         // the load test share them. (Not HummingbirdTesting: it brings AsyncHTTPClient and swift-nio-ssl,
         // whose BoringSSL made this package's release build 1.5 times as long on CI's 2-core machine.)

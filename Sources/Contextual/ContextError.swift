@@ -36,6 +36,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case buildTimedOut
             case cancelled
             case defaultCycle
+            case incompatibleBootReport
         }
 
         private let kind: Kind
@@ -177,6 +178,15 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// }
         /// ```
         public static let defaultCycle = Code(.defaultCycle)
+
+        /// A boot report given as a baseline was written in another format version than this library's
+        /// (``BootReport/currentFormatVersion``), or is not a boot report: the message names both
+        /// versions. Fix: make the baseline again with this version.
+        ///
+        /// ```swift
+        /// catch { if error.code == .incompatibleBootReport { print(error) } }
+        /// ```
+        public static let incompatibleBootReport = Code(.incompatibleBootReport)
 
         /// The code's name.
         ///

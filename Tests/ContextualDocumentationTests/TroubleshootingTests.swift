@@ -506,6 +506,29 @@ struct TroubleshootingTests {
         #expect(ContextError.Code.defaultCycle.description == "defaultCycle")
     }
 
+    // MARK: incompatibleBootReport
+
+    @Test("incompatibleBootReport: a baseline of another format version is refused; the fix writes it again")
+    func incompatibleBootReport() async throws {
+        let baselineText = #"{"formatVersion": 0}"#  // a baseline written by another version
+        do {
+            _ = try BootReport(json: baselineText, source: "boot-baseline.json")
+        } catch {
+            print(error.code)  // incompatibleBootReport: "… is in format version 0, but this version … reads … 1"
+        }
+        let fresh = await Context(name: "app").bootReport()
+        let newBaseline = fresh.json  // write it to boot-baseline.json and commit it
+
+        let error = #expect(throws: ContextError.self) {
+            try BootReport(json: baselineText, source: "boot-baseline.json")
+        }
+        #expect(error?.code == .incompatibleBootReport)
+        #expect(error?.message.contains("boot-baseline.json is in format version 0") == true)
+        #expect(error?.message.contains("reads and writes format version 1") == true)
+        #expect(ContextError.Code.incompatibleBootReport.description == "incompatibleBootReport")
+        #expect(try BootReport(json: newBaseline) == fresh)
+    }
+
     @Test("defaultCycle: the fix derives one default from the other's source, and per context where read")
     func defaultCycleFix() {
         let currency = Context.root[StoreCurrencyKey.self]  // "USD": derived from the region's default, no loop

@@ -192,6 +192,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Where the object lives and which context its factory resolves from: the registrar for a
     /// singleton, the scope for a scoped object, the asking context for a transient one.
     private func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
+        asker.tree.countResolve(of: self)  // one load and branch unless counters were turned on
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
@@ -272,7 +273,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     ) throws(ContextError) -> Value {
         do {
             // A `require` around this build does not see its factory's failures (see `FailureSink`).
-            return try ResolutionFrame.$current.withValue(frame) { try make(context) }
+            return try ResolutionFrame.$current.withValue(frame) {
+                try context.tree.observeBuild(in: frame) { try make(context) }
+            }
         } catch let error as ContextError {
             throw error
         } catch {
@@ -287,7 +290,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         asker: Context
     ) async throws(ContextError) -> Value {
         do {
-            return try await ResolutionFrame.$current.withValue(frame) { try await make(context) }
+            return try await ResolutionFrame.$current.withValue(frame) {
+                try await context.tree.observeBuild(in: frame) { try await make(context) }
+            }
         } catch let error as ContextError {
             throw error
         } catch is CancellationError {

@@ -16,6 +16,9 @@ final class ContextTree: Sendable {
     /// Moves on every change of membership anywhere in the tree (a member added, removed or ended), for
     /// the version of a preference read.
     let membershipVersion = Atomic<UInt64>(0)
+    /// The tree's `BuildInstruments` (resolution counters, boot reports), made on first use: builds check
+    /// that it is unset with one load, so that a tree nobody instruments pays nothing else.
+    let instrumentsStorage = LazyReference()
 
     init() {}
 }

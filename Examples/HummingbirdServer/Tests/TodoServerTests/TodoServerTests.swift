@@ -167,3 +167,33 @@ struct BridgeTests {
         try await untouched.shutdown()
     }
 }
+
+@Suite("The server's wiring, measured: boot report and resolution counters (issue 18)")
+struct WiringMeasurementTests {
+    @Test("A request builds its unit of work and nothing else")
+    func requestPathBuilds() async throws {
+        let app = makeAppContext(config: ServerConfig(databasePath: nil))
+        try await app.prepare()  // at boot: the store is built here, not on a request
+        let counters = app.countResolutions()
+
+        let request = app.scope(name: "request") { $0.requestID = "r-1" }
+        _ = try request.require(UnitOfWork.self)
+        _ = try request.require(UnitOfWork.self)
+        try await request.shutdown()
+
+        #expect(counters.count(of: UnitOfWork.self).built == 1)
+        #expect(counters.count(of: UnitOfWork.self).resolved == 2)
+        #expect(counters.totalBuilt == 1)  // no singleton built on the request path
+        try await app.shutdown()
+    }
+
+    @Test("The boot report lists the store and the unit of work, and the edge between them")
+    func bootReport() async throws {
+        let app = makeAppContext(config: ServerConfig(databasePath: nil))
+        let report = await app.bootReport(deadline: .seconds(30))
+        #expect(report.isValid)
+        #expect(report.provider(named: "UnitOfWork")?.dependencies == ["TodoStore (singleton)"])
+        #expect(report.totals.longestPath == 2)
+        try await app.shutdown()
+    }
+}

@@ -1,0 +1,61 @@
+// A boot report as JSON: written with stable field names and read back with its format version checked.
+
+import Foundation
+
+// MARK: - JSON
+
+extension BootReport {
+    /// The report as JSON, pretty-printed with sorted keys so that two reports diff line by line, ending
+    /// with a newline.
+    ///
+    /// ```swift
+    /// try report.json.write(toFile: "boot-report.json", atomically: true, encoding: .utf8)
+    /// ```
+    ///
+    /// The fields are the properties' names: `formatVersion`, `context`, `providers` (each with `id`,
+    /// `name`, `lifetime`, `registrar`, `status`, `builds`, `wallSeconds`, `nestedSeconds`, `ownSeconds`,
+    /// `dependencies`, `failure`), `problems` (`code`, `requestedType`, `message`, `resolutionPath`) and
+    /// `totals` (`providers`, `builds`, `edges`, `longestPath`, `longestPathProviders`, `bootSeconds`).
+    /// Times are seconds. A field is renamed or removed only with a new ``currentFormatVersion``.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Cannot fail: every field is a string, an integer, a finite number or an array of those.
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// Reads a report written by ``json``, checking its format version first.
+    ///
+    /// ```swift
+    /// let baseline = try BootReport(json: String(contentsOfFile: "boot-baseline.json", encoding: .utf8))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - json: The text of a report.
+    ///   - source: Where it was read from, for the message of an error (a file name, say).
+    /// - Throws: ``ContextError/Code/incompatibleBootReport`` when it is in another format version (the
+    ///   message names both) or is not a report.
+    public init(json: String, source: String = "the baseline") throws(ContextError) {
+        let data = Data(json.utf8)
+        struct Version: Decodable { var formatVersion: Int }
+        let version: Version
+        do {
+            version = try JSONDecoder().decode(Version.self, from: data)
+        } catch {
+            throw ContextError.unreadableBootReport(source: source, error: error)
+        }
+        guard version.formatVersion == BootReport.currentFormatVersion else {
+            throw ContextError.bootReportFormat(
+                found: version.formatVersion,
+                expected: BootReport.currentFormatVersion,
+                source: source
+            )
+        }
+        do {
+            self = try JSONDecoder().decode(BootReport.self, from: data)
+        } catch {
+            throw ContextError.unreadableBootReport(source: source, error: error)
+        }
+    }
+}
