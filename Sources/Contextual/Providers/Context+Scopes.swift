@@ -123,18 +123,18 @@ extension Context {
         let store = scopeStore
         guard store.beginEnd() else { return }
         // What is being built for this scope is waited for, so that it is shut down with the rest.
-        let stillRunning = await store.waitForBuilds(atMost: self[\.buildWaitLimit])
+        let stillRunning = store.hasRunningBuilds ? await store.waitForBuilds(atMost: self[\.buildWaitLimit]) : []
         let objects = store.close()
         leaveHost()
         var failures: [(label: String, error: any Error)] = []
         for label in stillRunning {
             failures.append((label, ContextError.buildStillRunning(label, scope: self)))
         }
-        for (label, object) in objects.reversed() {
+        for (builder, object) in objects.reversed() {
             do {
                 try await object.shutdown()
             } catch {
-                failures.append((label, error))
+                failures.append((builder.label, error))
             }
         }
         if !failures.isEmpty { throw ContextError.shutdownFailed(failures, of: objects.count, in: self) }

@@ -109,9 +109,9 @@ final class ScopeStore: Sendable {
         guard other.beginEnd() else { return }
         let objects = other.close()
         if objects.isEmpty { return }
-        let late = state.withLock { state -> [(label: String, object: any ScopeShutdown)] in
+        let late = state.withLock { state -> [(builder: Builder, object: any ScopeShutdown)] in
             if state.closed { return objects }
-            for (label, object) in objects { state.built.append((.adopted(label), object)) }
+            for (builder, object) in objects { state.built.append((builder, object)) }
             return []
         }
         // This scope's shutdown is already over: shut them down now, in reverse order.
@@ -124,6 +124,9 @@ final class ScopeStore: Sendable {
     func beginEnd() -> Bool {
         !ended.exchange(true, ordering: .acquiringAndReleasing)
     }
+
+    /// Whether builds this scope owns are running: a shutdown that finds none has nothing to wait for.
+    var hasRunningBuilds: Bool { state.withLock { !$0.running.isEmpty } }
 
     /// Waits for the builds this scope owns to end, at most `limit`; returns the labels of those still
     /// running then (empty when all ended), and how long the oldest had run.
@@ -156,8 +159,9 @@ final class ScopeStore: Sendable {
     }
 
     /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
-    /// objects to shut down, in order of creation.
-    func close() -> [(label: String, object: any ScopeShutdown)] {
+    /// objects to shut down, in order of creation, with what built them (whose label is made only for a
+    /// message: making one costs more than the rest of a request's shutdown).
+    func close() -> [(builder: Builder, object: any ScopeShutdown)] {
         let (built, cells) = state.withLock { state in
             state.closed = true
             let built = state.built
@@ -167,7 +171,7 @@ final class ScopeStore: Sendable {
             return (built, cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        return built.compactMap { entry in entry.object.map { (entry.builder.label, $0) } }
+        return built.compactMap { entry in entry.object.map { (entry.builder, $0) } }
     }
 
     /// The labels of the objects built here, in order of creation.
