@@ -223,6 +223,8 @@ extension Context {
             let raw = initial.rawBox(StorageID(object: type))
             if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: T.self) }
             if let built = initial.builtSingleton(raw, as: T.self) { return built }
+            // A provider to run for this context: its resolve is specialized here, for `T`.
+            return try ReferenceWord.instance(raw & ~1, as: ProviderBox<T>.self).resolve(from: self)
         }
         return try lookupObjectSlowly(type)
     }

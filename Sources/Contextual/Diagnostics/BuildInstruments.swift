@@ -76,7 +76,7 @@ extension ContextTree {
 
     /// Counts a resolve that reached `provider` (not a warm read of a built singleton, which never does),
     /// when counters are on; otherwise one load and one branch.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func countResolve(of provider: some AnyProviderBox) {
         _ = instrumentsStorage.withInstance(as: BuildInstruments.self) { instruments in
             if instruments.counters.isCounting { instruments.counters.countResolve(of: provider) }
@@ -84,7 +84,7 @@ extension ContextTree {
     }
 
     /// Runs a factory call: `body` itself, after one load and one branch, unless the tree is instrumented.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func observeBuild<Value>(in frame: ResolutionFrame, _ body: () throws -> Value) rethrows -> Value {
         if instrumentsStorage.bits.load(ordering: .acquiring) == 0 { return try body() }
         return try madeInstruments.observe(frame, body)

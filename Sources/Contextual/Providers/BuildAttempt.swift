@@ -10,6 +10,7 @@
 ///
 /// `@unchecked Sendable`: it owns its lock (as a ``ConditionLocked``), which guards its only mutable
 /// state; `builder` is a constant.
+@usableFromInline
 final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendable {
     /// The frame of the build, for cycle detection across tasks.
     let builder: ResolutionFrame
@@ -31,6 +32,7 @@ final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendabl
     }
 
     /// Ends the attempt and wakes every waiter, outside the lock.
+    @usableFromInline
     func finish(_ error: ContextError?) {
         let resumed = withLockBroadcasting { state in
             state.outcome = .some(error)
@@ -88,6 +90,7 @@ final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendabl
 // MARK: - BuildAttemptState
 
 /// What a ``BuildAttempt`` guards with its lock.
+@usableFromInline
 struct BuildAttemptState {
     /// nil while running; then `.some(nil)` for success or `.some(error)`.
     var outcome: ContextError?? = nil

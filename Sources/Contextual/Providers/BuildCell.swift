@@ -16,7 +16,8 @@ final class BuildCell<Value: Sendable>: Sendable {
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
     /// The build in flight, if any.
-    private let running = Locked<BuildAttempt?>.make(nil)
+    @usableFromInline
+    let running = Locked<BuildAttempt?>.make(nil)
 
     @usableFromInline
     init() {}
@@ -33,13 +34,8 @@ final class BuildCell<Value: Sendable>: Sendable {
         return bits == 0 ? nil : unboxValue(bits, as: Value.self)
     }
 
-    private enum Step {
-        case built
-        case build(BuildAttempt)
-        case wait(BuildAttempt)
-    }
-
-    private func nextStep(frame: ResolutionFrame) -> Step {
+    @usableFromInline
+    func nextStep(frame: ResolutionFrame) -> BuildStep {
         running.withLock { running in
             if builtBits.load(ordering: .acquiring) != 0 { return .built }
             if let attempt = running { return .wait(attempt) }
@@ -49,14 +45,22 @@ final class BuildCell<Value: Sendable>: Sendable {
         }
     }
 
-    private func store(_ value: Value, ending attempt: BuildAttempt) {
+    @inlinable
+    func store(_ value: Value, ending attempt: BuildAttempt) {
         // Only the attempt's builder stores, once: no other writer can race it.
         builtBits.store(ReferenceWord.retained(ValueBox(value)), ordering: .releasing)
+        end(attempt)
+    }
+
+    /// Ends `attempt`, which built: no build is in flight any more, and its waiters wake.
+    @usableFromInline
+    func end(_ attempt: BuildAttempt) {
         running.withLock { $0 = nil }
         attempt.finish(nil)
     }
 
-    private func fail(_ error: ContextError, ending attempt: BuildAttempt) -> ContextError {
+    @usableFromInline
+    func fail(_ error: ContextError, ending attempt: BuildAttempt) -> ContextError {
         running.withLock { $0 = nil }
         attempt.finish(error)
         return error
@@ -66,6 +70,7 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     /// The object, built by `build` (running in `frame`) if this is the first resolve; waits for a
     /// build in flight, at most the `asker`'s ``ContextValues/buildWaitLimit``.
+    @inlinable
     func value(
         frame: ResolutionFrame,
         asker: Context,
@@ -84,13 +89,20 @@ final class BuildCell<Value: Sendable>: Sendable {
                     throw fail(error, ending: attempt)
                 }
             case .wait(let attempt):
-                try ResolutionFrame.block(on: attempt)
-                let limit = asker[\.buildWaitLimit]
-                let result = attempt.wait(atMost: limit)
-                ResolutionFrame.unblock()
-                try settle(result, of: attempt, limit: limit, asker: asker)
+                try waitForBuild(attempt, asker: asker)
             }
         }
+    }
+
+    /// Blocks until `attempt` (another resolver's build) ends, at most the `asker`'s
+    /// ``ContextValues/buildWaitLimit``; throws what a waiter of it must throw (see `settle`).
+    @usableFromInline
+    func waitForBuild(_ attempt: BuildAttempt, asker: Context) throws(ContextError) {
+        try ResolutionFrame.block(on: attempt)
+        let limit = asker[\.buildWaitLimit]
+        let result = attempt.wait(atMost: limit)
+        ResolutionFrame.unblock()
+        try settle(result, of: attempt, limit: limit, asker: asker)
     }
 
     /// The object, built by the asynchronous `build` if this is the first resolve; suspends (without
@@ -151,4 +163,15 @@ final class BuildCell<Value: Sendable>: Sendable {
             throw ContextError.cancelled(attempt.label, asker: asker)
         }
     }
+}
+
+// MARK: - BuildStep
+
+/// What a resolver of a ``BuildCell`` does next. Not nested in the generic cell, whose nested types'
+/// metadata would be looked up at run time on every build.
+@usableFromInline
+enum BuildStep {
+    case built
+    case build(BuildAttempt)
+    case wait(BuildAttempt)
 }

@@ -153,6 +153,7 @@ extension Context {
 
     // MARK: - Internals
 
+    @usableFromInline
     var scopeStore: ScopeStore {
         if let store = scopeStoreStorage.load(as: ScopeStore.self) { return store }
         return scopeStoreStorage.storeIfNil(ScopeStore())
@@ -161,6 +162,7 @@ extension Context {
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this
     /// context: the nearest scope below `registrar`, else `registrar`'s child on the way, else
     /// `registrar` itself if it is a scope; nil when there is none.
+    @usableFromInline
     func scopeOwner(registeredOn registrar: Context) -> Context? {
         var candidate: Context?
         var node: Context? = self

@@ -3,6 +3,7 @@
 // MARK: - Provider errors
 
 extension ContextError {
+    @usableFromInline
     static func factoryFailed(
         _ label: String,
         builtOn context: Context,
@@ -37,6 +38,7 @@ extension ContextError {
         )
     }
 
+    @usableFromInline
     static func captiveDependency(singleton: String, scoped: String) -> ContextError {
         let path = ResolutionFrame.currentLabels + [scoped]
         return ContextError(
@@ -51,6 +53,7 @@ extension ContextError {
         )
     }
 
+    @usableFromInline
     static func noScope(_ label: String, registrar: Context, asker: Context) -> ContextError {
         ContextError(
             code: .noScope,
@@ -65,6 +68,7 @@ extension ContextError {
         )
     }
 
+    @usableFromInline
     static func scopeEnded(_ label: String, ended: Context, asker: Context) -> ContextError {
         ContextError(
             code: .scopeEnded,
@@ -119,6 +123,7 @@ extension ContextError {
         )
     }
 
+    @usableFromInline
     static func asyncProvider(_ label: String, asker: Context) -> ContextError {
         ContextError(
             code: .asyncProvider,
@@ -132,6 +137,7 @@ extension ContextError {
         )
     }
 
+    @usableFromInline
     static func providerUnavailable(_ label: String, asker: Context?) -> ContextError {
         ContextError(
             code: .providerUnavailable,

@@ -122,8 +122,9 @@ extension ContextValues {
     }
 
     /// The object a provider builds for the reading context; a failure stops the process with its
-    /// message, unless a `require` is waiting for it.
-    @usableFromInline
+    /// message, unless a `require` is waiting for it. Specialized where the object is read, with the
+    /// provider's resolve.
+    @inlinable
     func providedObject<Object: Sendable>(
         _ raw: UInt,
         as type: Object.Type,
@@ -158,6 +159,7 @@ extension ContextValues {
         return provider.lifetime == .singleton && provider.isBuilt
     }
 
+    @inlinable
     func resolveProvider<Value: Sendable>(_ raw: UInt, as type: Value.Type) throws(ContextError) -> Value {
         let provider = self.provider(raw, as: type)
         guard let origin else { throw ContextError.providerUnavailable(provider.label, asker: nil) }
@@ -165,6 +167,7 @@ extension ContextValues {
     }
 
     /// The provider at the tagged address `raw`, retained.
+    @inlinable
     func provider<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> ProviderBox<Value> {
         // Safe: an entry tagged as a provider under an identity derived from `Value` (its object type, or
         // a key whose value type was checked at registration) is a `ProviderBox<Value>`.

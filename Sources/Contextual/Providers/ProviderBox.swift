@@ -14,6 +14,7 @@ import Synchronization
 @usableFromInline
 final class ProviderBox<Value: Sendable>: ContextBox {
     /// How the provider builds.
+    @usableFromInline
     enum Factory: Sendable {
         case sync(@Sendable (Context) throws -> Value)
         case async(@Sendable (Context) async throws -> Value)
@@ -26,6 +27,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     let entryType: Any.Type
     @usableFromInline
     let lifetime: Lifetime
+    @usableFromInline
     let factory: Factory
     /// The singleton, once built (unused for other lifetimes).
     @usableFromInline
@@ -33,7 +35,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     private let registrarReference = Locked.make(WeakContext())
     /// The type of the last object built, with its low bit set if it adopts ``ScopeShutdown`` (0 before
     /// the first build): see ``shutdownObject(_:)``.
-    private let shutdownConformance = Atomic<UInt>(0)
+    @usableFromInline
+    let shutdownConformance = Atomic<UInt>(0)
     /// What the provider is besides a plain one: a forwarding, or the builder behind a factory.
     let role: ProviderRole
     /// A provider bound to the same registrar as this one (the builder behind a factory).
@@ -57,6 +60,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     var addressTag: UInt { 1 }
 
     /// The provider's name in messages, e.g. `Database (singleton)`.
+    @usableFromInline
     var label: String {
         switch role {
         case .plain: "\(name) (\(lifetime))"
@@ -66,6 +70,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     }
     var name: String { String(describing: entryType) }
 
+    @usableFromInline
     var isAsync: Bool {
         switch factory {
         case .sync: false
@@ -89,9 +94,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     // MARK: - Registrar
 
     /// The context that registered this provider, once it is made.
+    @usableFromInline
     var registrar: Context? { registrarReference.withLock { $0.context } }
 
     /// Binds the provider to the context that registered it; the first binding wins.
+    @usableFromInline
     func bind(to context: Context) {
         registrarReference.withLock { reference in
             if reference.context == nil { reference.context = context }
@@ -101,7 +108,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     /// Whether the objects it resolves are its own to record and shut down: a forwarding hands out its
     /// primary's object, which the primary records, so that it is shut down once.
-    private var ownsObjects: Bool {
+    @usableFromInline
+    var ownsObjects: Bool {
         if case .forwarded = role { return false }
         return true
     }
@@ -109,6 +117,11 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     // MARK: - Resolving
 
     /// The object for `asker`: the built one if there is one, else built now.
+    ///
+    /// Specialized where the object is resolved (with ``BuildCell/value(frame:asker:build:)``, which it
+    /// calls), so that a build looks up no generic metadata for `Value`: a request's scoped objects come
+    /// here.
+    @inlinable
     func resolve(from asker: Context) throws(ContextError) -> Value {
         if lifetime == .singleton, let value = singleton.built { return value }
         let target = try target(for: asker)
@@ -191,7 +204,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     /// Where the object lives and which context its factory resolves from: the registrar for a
     /// singleton, the scope for a scoped object, the asking context for a transient one.
-    private func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
+    @inlinable
+    func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
         asker.tree.countResolve(of: self)  // one load and branch unless counters were turned on
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
@@ -221,13 +235,15 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     /// The scope a transient object built for `asker` belongs to: the one a scoped object would belong
     /// to, else the registrar.
-    private func transientOwner(asker: Context, registrar: Context) -> Context? {
+    @usableFromInline
+    func transientOwner(asker: Context, registrar: Context) -> Context? {
         asker.scopeOwner(registeredOn: registrar) ?? registrar
     }
 
     /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it
     /// down with the rest, in reverse order of creation.
-    private func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
+    @usableFromInline
+    func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
         guard ownsObjects, let object = shutdownObject(value), let registrar,
             let owner = transientOwner(asker: asker, registrar: registrar)
         else { return value }
@@ -238,7 +254,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// `value` as a ``ScopeShutdown``, if its type adopts it. Whether the type of the last object
     /// adopts it is remembered, so that a provider of a type that does not (most) pays for a dynamic
     /// cast once, not on every build.
-    private func shutdownObject(_ value: Value) -> (any ScopeShutdown)? {
+    @inlinable
+    func shutdownObject(_ value: Value) -> (any ScopeShutdown)? {
         // A type's metadata is aligned: its low bit is free to say whether the type adopts it.
         let typeBits = UInt(bitPattern: ObjectIdentifier(type(of: value)))
         let known = shutdownConformance.load(ordering: .relaxed)
@@ -250,7 +267,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     /// Fails a resolve whose object was built while its scope ended: the object is shut down with the
     /// scope (or here, when the scope's shutdown is already over), never handed out.
-    private func checkOwned(
+    @usableFromInline
+    func checkOwned(
         _ outcome: ScopeStore.Outcome,
         _ value: Value,
         owner: Context,
@@ -265,7 +283,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         throw ContextError.scopeEnded(label, ended: owner, asker: asker)
     }
 
-    private func run(
+    @inlinable
+    func run(
         _ make: (Context) throws -> Value,
         on context: Context,
         in frame: ResolutionFrame,
@@ -273,7 +292,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     ) throws(ContextError) -> Value {
         do {
             // A `require` around this build does not see its factory's failures (see `FailureSink`).
-            return try ResolutionFrame.$current.withValue(frame) {
+            return try ResolutionFrame.withCurrent(frame) {
                 try context.tree.observeBuild(in: frame) { try make(context) }
             }
         } catch let error as ContextError {
@@ -319,6 +338,7 @@ enum ProviderRole: Sendable {
 // MARK: - AnyProviderBox
 
 /// What validation and diagnostics need of a provider, whatever it builds.
+@usableFromInline
 protocol AnyProviderBox: ContextBox {
     var label: String { get }
     var lifetime: Lifetime { get }
@@ -332,12 +352,15 @@ protocol AnyProviderBox: ContextBox {
 }
 
 extension ProviderBox: AnyProviderBox {
+    @usableFromInline
     var isBuilt: Bool { singleton.built != nil }
 
+    @usableFromInline
     func validate(from context: Context) throws(ContextError) {
         _ = try resolve(from: context)
     }
 
+    @usableFromInline
     func validateAsync(from context: Context) async throws(ContextError) {
         _ = try await resolveAsync(from: context)
     }

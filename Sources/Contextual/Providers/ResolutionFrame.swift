@@ -13,6 +13,7 @@
 ///   follows who builds that and what they are blocked on; reaching one of its own frames is a cycle.
 ///   Marks are taken under each frame's lock before the walk, so of two tasks closing a circle at the
 ///   same moment, at least the second sees the first: nobody waits forever.
+@usableFromInline
 final class ResolutionFrame: Sendable {
     /// The provider being built.
     let provider: any AnyProviderBox
@@ -21,7 +22,14 @@ final class ResolutionFrame: Sendable {
     let blockedOn = Locked<BuildAttempt?>.make(nil)
 
     /// The innermost build of the running task, if it is building a provider.
+    @usableFromInline
     @TaskLocal static var current: ResolutionFrame?
+
+    /// Runs `body` with `frame` as the running task's innermost build.
+    @usableFromInline
+    static func withCurrent<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) rethrows -> Result {
+        try $current.withValue(frame, operation: body)
+    }
 
     private init(provider: any AnyProviderBox, parent: ResolutionFrame?) {
         self.provider = provider
@@ -29,6 +37,7 @@ final class ResolutionFrame: Sendable {
     }
 
     /// The provider's name in messages, e.g. `Database (singleton)`: made only when a message needs it.
+    @usableFromInline
     var label: String { provider.label }
     var lifetime: Lifetime { provider.lifetime }
 
@@ -51,6 +60,7 @@ final class ResolutionFrame: Sendable {
     /// A frame for building `provider` inside the running task's path.
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path.
+    @usableFromInline
     static func enter(_ provider: any AnyProviderBox) throws(ContextError) -> ResolutionFrame {
         let parent = current
         var node = parent
@@ -76,6 +86,7 @@ final class ResolutionFrame: Sendable {
     }
 
     /// The nearest singleton being built on the running task's path, if any.
+    @usableFromInline
     static var enclosingSingleton: ResolutionFrame? {
         // A walk, not `path`: this runs on every resolve of a scoped object, warm ones included.
         var node = current
@@ -129,6 +140,7 @@ final class ResolutionFrame: Sendable {
 /// fails and the `require` sees that). Rather than a second task-local push on every build, the sink
 /// remembers the build it was made in, and counts only there: inside a nested build the innermost frame
 /// is another one, and the sink is not ``current``.
+@usableFromInline
 final class FailureSink: Sendable {
     private let errors = Locked<[ContextError]>.make([])
     /// The innermost build when the `require` began (nil outside any build).
@@ -143,11 +155,13 @@ final class FailureSink: Sendable {
     @TaskLocal static var pushed: FailureSink?
 
     /// The sink of the running `require`, unless a build began since: builds' factories have none.
+    @usableFromInline
     static var current: FailureSink? {
         guard let sink = pushed, sink.frame === ResolutionFrame.current else { return nil }
         return sink
     }
 
+    @usableFromInline
     func record(_ error: ContextError) {
         errors.withLock { $0.append(error) }
     }

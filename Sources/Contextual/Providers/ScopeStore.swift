@@ -32,6 +32,7 @@ final class ScopeStore: Sendable {
     init() {}
 
     /// The cell of `provider` in this scope, or nil when the scope ended.
+    @usableFromInline
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
         state.withLock { state in
             if ended.load(ordering: .acquiring) { return nil }
@@ -48,6 +49,7 @@ final class ScopeStore: Sendable {
     // MARK: - Builds
 
     /// Where a build this scope owns ended up.
+    @usableFromInline
     enum Outcome {
         /// Recorded; the scope is live.
         case recorded
@@ -60,6 +62,7 @@ final class ScopeStore: Sendable {
     /// Starts a build of `provider` this scope will own; false when the scope ended, so that it builds
     /// nothing more. Allocates nothing while one build at a time runs (the first resolve of a singleton
     /// is on a benchmarked path).
+    @usableFromInline
     func beginBuild(of provider: any AnyProviderBox) -> Bool {
         state.withLock { state in
             if ended.load(ordering: .acquiring) { return false }
@@ -72,7 +75,7 @@ final class ScopeStore: Sendable {
     /// when the build failed or the object is not the provider's own), to be shut down with the scope
     /// when it adopts ``ScopeShutdown`` (`shutdown`, the object as one), and wakes a shutdown waiting
     /// for it.
-    @discardableResult
+    @usableFromInline @discardableResult
     func endBuild(built: Bool, shutdown: (any ScopeShutdown)?, by provider: any AnyProviderBox) -> Outcome {
         let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
             state.running.remove(provider)

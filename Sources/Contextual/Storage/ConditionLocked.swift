@@ -24,6 +24,7 @@ import Darwin
 ///
 /// `@unchecked Sendable`: the class owns its mutex and condition, and `state` is only touched while
 /// holding the mutex.
+@usableFromInline
 class ConditionLocked<State>: @unchecked Sendable {
     /// The mutex, then the condition, in one allocation: a lock is made per build, on a measured path.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
