@@ -4,7 +4,8 @@
 
 /// One run of a provider's factory, which other resolvers of the same provider wait for: synchronously
 /// (a condition variable) or asynchronously (continuations). It ends once, with success or the error
-/// that every waiter of this attempt receives; a later resolve makes a new attempt.
+/// that every waiter of this attempt receives; a later resolve makes a new attempt. The first resolver
+/// that has to wait makes it (see ``BuildCell/nextStep(frame:)``): a build nobody waits for has none.
 ///
 /// It is its own ``ConditionLocked`` state: the outcome and the tasks waiting for it.
 ///

@@ -15,9 +15,9 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this cell holds a +1 reference to, or 0.
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
-    /// The build in flight, if any.
+    /// The build in flight, if any, and what its waiters wait on.
     @usableFromInline
-    let running = Locked<BuildAttempt?>.make(nil)
+    let running = Locked<RunningBuild>.make(.none)
 
     @usableFromInline
     init() {}
@@ -34,36 +34,52 @@ final class BuildCell<Value: Sendable>: Sendable {
         return bits == 0 ? nil : unboxValue(bits, as: Value.self)
     }
 
+    /// What the resolver running in `frame` does: return the built object, build it (and end the build
+    /// with ``store(_:)`` or ``fail(_:)``), or wait for the build in flight. The first waiter of a build
+    /// makes the attempt they all wait on: a build nobody waits for allocates nothing to wait on.
     @usableFromInline
     func nextStep(frame: ResolutionFrame) -> BuildStep {
         running.withLock { running in
             if builtBits.load(ordering: .acquiring) != 0 { return .built }
-            if let attempt = running { return .wait(attempt) }
-            let attempt = BuildAttempt(builder: frame)
-            running = attempt
-            return .build(attempt)
+            switch running {
+            case .none:
+                running = .building(frame)
+                return .build
+            case .building(let builder):
+                let attempt = BuildAttempt(builder: builder)
+                running = .waited(attempt)
+                return .wait(attempt)
+            case .waited(let attempt):
+                return .wait(attempt)
+            }
         }
     }
 
+    /// Ends the build in flight with `value`, the object.
     @inlinable
-    func store(_ value: Value, ending attempt: BuildAttempt) {
-        // Only the attempt's builder stores, once: no other writer can race it.
+    func store(_ value: Value) {
+        // Only the builder stores, once: no other writer can race it.
         builtBits.store(ReferenceWord.retained(ValueBox(value)), ordering: .releasing)
-        end(attempt)
+        endBuild(nil)
     }
 
-    /// Ends `attempt`, which built: no build is in flight any more, and its waiters wake.
+    /// Ends the build in flight with `error`, which it returns.
     @usableFromInline
-    func end(_ attempt: BuildAttempt) {
-        running.withLock { $0 = nil }
-        attempt.finish(nil)
-    }
-
-    @usableFromInline
-    func fail(_ error: ContextError, ending attempt: BuildAttempt) -> ContextError {
-        running.withLock { $0 = nil }
-        attempt.finish(error)
+    func fail(_ error: ContextError) -> ContextError {
+        endBuild(error)
         return error
+    }
+
+    /// Ends the build in flight: none is running any more, and its waiters, if any, wake with `error`
+    /// (nil when it built).
+    @usableFromInline
+    func endBuild(_ error: ContextError?) {
+        let attempt = running.withLock { running -> BuildAttempt? in
+            defer { running = .none }
+            if case .waited(let attempt) = running { return attempt }
+            return nil
+        }
+        attempt?.finish(error)
     }
 
     // MARK: - Building
@@ -80,13 +96,13 @@ final class BuildCell<Value: Sendable>: Sendable {
             switch nextStep(frame: frame) {
             case .built:
                 if let value = built { return value }
-            case .build(let attempt):
+            case .build:
                 do {
                     let value = try build()
-                    store(value, ending: attempt)
+                    store(value)
                     return value
                 } catch {
-                    throw fail(error, ending: attempt)
+                    throw fail(error)
                 }
             case .wait(let attempt):
                 try waitForBuild(attempt, asker: asker)
@@ -121,13 +137,13 @@ final class BuildCell<Value: Sendable>: Sendable {
             switch nextStep(frame: frame) {
             case .built:
                 if let value = built { return value }
-            case .build(let attempt):
+            case .build:
                 do {
                     let value = try await build()
-                    store(value, ending: attempt)
+                    store(value)
                     return value
                 } catch {
-                    throw fail(error, ending: attempt)
+                    throw fail(error)
                 }
             case .wait(let attempt):
                 try ResolutionFrame.block(on: attempt)
@@ -172,6 +188,17 @@ final class BuildCell<Value: Sendable>: Sendable {
 @usableFromInline
 enum BuildStep {
     case built
-    case build(BuildAttempt)
+    case build
     case wait(BuildAttempt)
+}
+
+// MARK: - RunningBuild
+
+/// The build of a ``BuildCell`` in flight: none, one nobody waits for (its builder's frame, for the
+/// attempt a first waiter makes), or one that others wait for.
+@usableFromInline
+enum RunningBuild {
+    case none
+    case building(ResolutionFrame)
+    case waited(BuildAttempt)
 }
