@@ -189,7 +189,7 @@ public final class Context: Sendable {
         // No reader can be inside: each holds a strong reference to this context.
         let bits = stateBits.load(ordering: .acquiring)
         if bits != 0 { ReferenceWord.release(bits) }
-        if isObserved.load(ordering: .relaxed) { tree.observers.endSubscriptions(of: ObjectIdentifier(self)) }
+        if isObserved.load(ordering: .relaxed) { tree.existingObservers?.endSubscriptions(of: ObjectIdentifier(self)) }
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
         if !holdsParentWeakly { Context.releaseParent(parentBits) }

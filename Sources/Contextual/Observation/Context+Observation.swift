@@ -75,7 +75,7 @@ extension Context {
     /// Tells the observers of `changes` that this context's own entries changed.
     func notifyObservers(of changes: [UInt]) {
         if changes.isEmpty { return }
-        tree.observers.didChange(changes)
+        tree.existingObservers?.didChange(changes)
     }
 }
 

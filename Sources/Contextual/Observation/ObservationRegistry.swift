@@ -43,6 +43,8 @@ public final class ObservationRegistry: Sendable {
     public init() {}
 
     deinit {
+        // Every tree of contexts has a registry, and most were never observed.
+        if !hasSubscribers.load(ordering: .acquiring) { return }
         let all = state.withLock { state in
             defer { state = State() }
             return state.subscribers.values.flatMap(\.values)

@@ -19,7 +19,7 @@ final class ScopeStore: Sendable {
         var cells = Cells()
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
-        var built: [(builder: Builder, object: (any ScopeShutdown)?)] = []
+        var built: [BuiltObject] = []
         /// The builds this scope owns that are running (a scoped object, a singleton it registered).
         var running = RunningBuilds()
         /// Shutdowns waiting for the running builds to end.
@@ -84,7 +84,7 @@ final class ScopeStore: Sendable {
                 if state.closed {
                     outcome = .closed
                 } else {
-                    state.built.append((.provider(provider), shutdown))
+                    state.built.append(BuiltObject(builder: .provider(provider), object: shutdown))
                     if ended.load(ordering: .acquiring) { outcome = .ended }
                 }
             }
@@ -101,7 +101,7 @@ final class ScopeStore: Sendable {
     func recordTransient(_ object: any ScopeShutdown, by provider: any AnyProviderBox) -> Outcome {
         state.withLock { state in
             if state.closed { return .closed }
-            state.built.append((.provider(provider), object))
+            state.built.append(BuiltObject(builder: .provider(provider), object: object))
             return ended.load(ordering: .acquiring) ? .ended : .recorded
         }
     }
@@ -114,7 +114,7 @@ final class ScopeStore: Sendable {
         if objects.isEmpty { return }
         let late = state.withLock { state -> [(builder: Builder, object: any ScopeShutdown)] in
             if state.closed { return objects }
-            for (builder, object) in objects { state.built.append((builder, object)) }
+            for (builder, object) in objects { state.built.append(BuiltObject(builder: builder, object: object)) }
             return []
         }
         // This scope's shutdown is already over: shut them down now, in reverse order.
@@ -169,7 +169,7 @@ final class ScopeStore: Sendable {
             state.closed = true
             let built = state.built
             let cells = state.cells
-            state.built = state.built.map { ($0.builder, nil) }
+            state.built = state.built.map { BuiltObject(builder: $0.builder, object: nil) }
             state.cells = Cells()
             return (built, cells)
         }
@@ -187,15 +187,23 @@ extension ScopeStore {
     /// What built an object a scope shuts down: one of its providers, or, for an object taken over from a
     /// throwaway scope, the label it had there.
     enum Builder {
-        case provider(any AnyProviderBox)
+        /// A provider (an ``AnyProviderBox``), kept as a plain reference: a scope is made and ended per
+        /// request, and releasing a reference costs less than destroying an existential.
+        case provider(AnyObject)
         case adopted(String)
 
         var label: String {
             switch self {
-            case .provider(let provider): provider.label
+            case .provider(let provider): (provider as? any AnyProviderBox)?.label ?? "\(type(of: provider))"
             case .adopted(let label): label
             }
         }
+    }
+
+    /// An object built here, with what built it; the object is kept only if it is to be shut down.
+    struct BuiltObject {
+        var builder: Builder
+        var object: (any ScopeShutdown)?
     }
 }
 

@@ -11,8 +11,9 @@ final class ContextTree: Sendable {
     let generation = Atomic<UInt64>(0)
     @usableFromInline
     let readers = ReadDomain()
-    /// The subscribers to context entries anywhere in the tree, by entry identity.
-    let observers = ObservationRegistry()
+    /// The registry of ``observers``, made when something first subscribes: most trees (a request's)
+    /// are never observed, and a registry costs two allocations to make and to free.
+    private let observersStorage = LazyReference()
     /// Moves on every change of membership anywhere in the tree (a member added, removed or ended), for
     /// the version of a preference read.
     let membershipVersion = Atomic<UInt64>(0)
@@ -21,4 +22,19 @@ final class ContextTree: Sendable {
     let instrumentsStorage = LazyReference()
 
     init() {}
+
+    /// The subscribers to context entries anywhere in the tree, by entry identity; made now if needed
+    /// (to subscribe).
+    var observers: ObservationRegistry {
+        observersStorage.load(as: ObservationRegistry.self) ?? observersStorage.storeIfNil(ObservationRegistry())
+    }
+
+    /// The subscribers' registry, if anything ever subscribed: what a change tells, after its new values
+    /// are stored. The fence pairs with the one a subscription makes after it is added (see
+    /// ``ObservationRegistry``): a change either finds the registry, or the subscriber finds the change
+    /// when it checks that what it read is still current.
+    var existingObservers: ObservationRegistry? {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return observersStorage.load(as: ObservationRegistry.self)
+    }
 }

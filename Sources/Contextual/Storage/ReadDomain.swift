@@ -45,11 +45,17 @@ final class ReadDomain: @unchecked Sendable {
     init() {
         let count = ReadDomain.stripes * ReadDomain.stride
         counters = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: count)
-        for index in 0..<count { (counters + index).initialize(to: Atomic(0)) }
+        // Only the two counters at the start of each stripe are used; the rest is padding.
+        for stripe in 0..<ReadDomain.stripes {
+            (counters + stripe * ReadDomain.stride).initialize(to: Atomic(0))
+            (counters + stripe * ReadDomain.stride + 1).initialize(to: Atomic(0))
+        }
     }
 
     deinit {
-        counters.deinitialize(count: ReadDomain.stripes * ReadDomain.stride)
+        for stripe in 0..<ReadDomain.stripes {
+            (counters + stripe * ReadDomain.stride).deinitialize(count: 2)
+        }
         counters.deallocate()
     }
 
