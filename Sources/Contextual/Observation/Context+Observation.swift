@@ -19,11 +19,16 @@ extension Context {
     ///   - keyPath: The value to observe, as a property of ``ContextValues``.
     ///   - handler: Called with the value this context sees, after each change of it.
     /// - Returns: A token; cancelling or releasing it ends the observation.
+    @inlinable
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<ContextValues, Value> & Sendable,
         _ handler: @escaping @Sendable (Value) -> Void
     ) -> ObservationToken {
-        subscribeToValue(of: { [weak self] in self?[keyPath] }, handler: handler).token
+        subscribeToValue(
+            of: { [weak self] in self?[keyPath] },
+            handler: handler,
+            specializedChange: { $0.changedNow() }
+        ).token
     }
 
     /// Calls `handler` with the object provided under `type` as this context sees it (or `nil`), after

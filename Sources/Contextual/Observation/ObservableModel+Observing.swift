@@ -18,7 +18,11 @@ extension ObservableModel {
         _ keyPath: KeyPath<Self, Value> & Sendable,
         _ handler: @escaping @Sendable (Value) -> Void
     ) -> ObservationToken {
-        subscribeToValue(of: { [weak self] in self?[keyPath: keyPath] }, handler: handler).token
+        subscribeToValue(
+            of: { [weak self] in self?[keyPath: keyPath] },
+            handler: handler,
+            specializedChange: { $0.changedNow() }
+        ).token
     }
 
     /// The value at `keyPath` now, then after every change, as an `AsyncSequence`; a slow consumer gets

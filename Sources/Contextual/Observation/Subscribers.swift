@@ -12,23 +12,36 @@
 /// thread (the newest pending value replaces an older one that was not delivered yet), so handlers run
 /// outside every lock, never concurrently, never with an older value after a newer one, and the final
 /// value always arrives.
+@usableFromInline
 final class ValueSubscriber<Value: Sendable>: Subscriber {
-    private let evaluate: @Sendable () -> Value?
-    private let handler: @Sendable (Value) -> Void
+    @usableFromInline
+    let evaluate: @Sendable () -> Value?
+    @usableFromInline
+    let handler: @Sendable (Value) -> Void
     private let onEnd: @Sendable () -> Void
-    private let state: Locked<State>
+    @usableFromInline
+    let state: Locked<State>
+    /// ``changedNow()`` as compiled where the subscription was made, specialized for `Value` (nil: the
+    /// generic one). `changed()` is called through the `Subscriber` protocol, from code that knows
+    /// nothing of `Value`: without this, every notification would look up generic metadata.
+    private let specializedChange: (@Sendable (ValueSubscriber<Value>) -> Void)?
 
-    private struct State {
-        /// The version of the last value accepted, and what it read (kept alive, so that identities stay
-        /// unique).
+    @usableFromInline
+    struct State {
+        /// The version of the last value accepted.
+        @usableFromInline
         var accepted: UInt64
-        var identity: [UInt]
-        var read: [any TrackedAccess]
+        /// What it read, and the identity of what that was (kept alive, so that identities stay unique).
+        @usableFromInline
+        var sources: SubscriptionSources
         var tokens: [ObservationToken] = []
+        @usableFromInline
         var ended = false
         /// The newest accepted value not delivered yet.
+        @usableFromInline
         var pending: Value?
         /// Whether a thread is delivering: it delivers `pending` before it stops.
+        @usableFromInline
         var delivering = false
     }
 
@@ -36,12 +49,15 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         evaluate: @escaping @Sendable () -> Value?,
         handler: @escaping @Sendable (Value) -> Void,
         onEnd: @escaping @Sendable () -> Void,
-        read accesses: [any TrackedAccess]
+        read accesses: [any TrackedAccess],
+        specializedChange: (@Sendable (ValueSubscriber<Value>) -> Void)?
     ) {
         self.evaluate = evaluate
         self.handler = handler
         self.onEnd = onEnd
-        self.state = Locked.make(State(accepted: accesses.totalVersion, identity: accesses.identity, read: accesses))
+        self.specializedChange = specializedChange
+        let sources = SubscriptionSources(accesses)
+        self.state = Locked.make(State(accepted: sources.totalVersion, sources: sources))
     }
 
     func attach(_ tokens: [ObservationToken]) {
@@ -53,7 +69,13 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     }
 
     func changed() {
-        guard let sources = state.withLock({ $0.ended ? nil : $0.read }) else { return }
+        if let specializedChange { specializedChange(self) } else { changedNow() }
+    }
+
+    /// Re-evaluates after a change of what it reads and delivers the value, newest last.
+    @inlinable
+    func changedNow() {
+        guard let sources = state.withLock({ $0.ended ? nil : $0.sources }) else { return }
         // Re-evaluated without recording: what it reads was fixed when the subscription was made. The
         // sources' versions are read before and after, so that the accepted version matches the value.
         var value: Value?
@@ -67,14 +89,12 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         guard let value else { return end() }
         // What a context source sees is compared by identity: its version also moves with changes
         // elsewhere in its tree, or behind an override.
-        let refreshed = sources.contains(where: \.isContext) ? sources.map { $0.refreshed() } : nil
-        let identity = refreshed?.identity ?? []
+        let refreshed = sources.readsContext ? sources.refreshed() : nil
         let deliverer = state.withLock { state -> Bool in
             guard !state.ended, version > state.accepted else { return false }
             if let refreshed {
-                guard identity != state.identity else { return false }
-                state.identity = identity
-                state.read = refreshed
+                guard refreshed.identity != state.sources.identity else { return false }
+                state.sources = refreshed
             }
             state.accepted = version
             state.pending = value
@@ -86,7 +106,8 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
     }
 
     /// Delivers the pending value until none is left; only the thread that set `delivering` runs it.
-    private func deliverPending() {
+    @inlinable
+    func deliverPending() {
         while true {
             let next = state.withLock { state -> Value? in
                 guard !state.ended, let pending = state.pending else {
@@ -101,6 +122,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         }
     }
 
+    @usableFromInline
     func end() {
         let tokens = state.withLock { state -> [ObservationToken]? in
             if state.ended { return nil }
@@ -111,6 +133,38 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         guard let tokens else { return }
         for token in tokens { token.cancel() }
         onEnd()
+    }
+}
+
+// MARK: - SubscriptionSources
+
+/// What a ``ValueSubscriber`` read, and its identity: replaced as a whole when a context source is read
+/// anew. Not generic, so that a subscriber's specialized code reaches it without knowing its accesses.
+@usableFromInline
+final class SubscriptionSources: Sendable {
+    let read: [any TrackedAccess]
+    @usableFromInline
+    let identity: [UInt]
+    /// Whether a context is among the sources (its version moves with changes elsewhere in its tree).
+    @usableFromInline
+    let readsContext: Bool
+
+    init(_ read: [any TrackedAccess]) {
+        self.read = read
+        self.identity = read.identity
+        self.readsContext = read.contains(where: \.isContext)
+    }
+
+    var totalVersion: UInt64 { read.totalVersion }
+
+    /// The sum of the sources' versions now.
+    @usableFromInline
+    var currentVersion: UInt64 { read.currentVersion }
+
+    /// The sources read anew (a context source's identity follows what it sees now).
+    @usableFromInline
+    func refreshed() -> SubscriptionSources {
+        SubscriptionSources(read.map { $0.refreshed() })
     }
 }
 
@@ -178,14 +232,23 @@ extension Array where Element == any TrackedAccess {
 
 /// Subscribes `handler` to the value of `evaluate`, re-evaluated after each change of what it reads.
 /// Returns the current value (nil when the target is gone) and the token.
+/// `specializedChange` is `{ $0.changedNow() }` written where `Value` is known (an inlinable caller),
+/// so that notifications run code specialized for it.
 @usableFromInline
 func subscribeToValue<Value: Sendable>(
     of evaluate: @escaping @Sendable () -> Value?,
     handler: @escaping @Sendable (Value) -> Void,
-    onEnd: @escaping @Sendable () -> Void = {}
+    onEnd: @escaping @Sendable () -> Void = {},
+    specializedChange: (@Sendable (ValueSubscriber<Value>) -> Void)? = nil
 ) -> (initial: Value?, token: ObservationToken) {
     let (initial, accesses) = ObservationRecorder.record(evaluate)
-    let subscriber = ValueSubscriber(evaluate: evaluate, handler: handler, onEnd: onEnd, read: accesses)
+    let subscriber = ValueSubscriber(
+        evaluate: evaluate,
+        handler: handler,
+        onEnd: onEnd,
+        read: accesses,
+        specializedChange: specializedChange
+    )
     let (tokens, changedSinceRead) = accesses.subscribe(subscriber)
     subscriber.attach(tokens)
     if changedSinceRead { subscriber.changed() }
