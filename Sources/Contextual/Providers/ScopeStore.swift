@@ -19,7 +19,7 @@ final class ScopeStore: Sendable {
         var cells = Cells()
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
-        var built: [BuiltObject] = []
+        var built = BuiltObjects()
         /// The builds this scope owns that are running (a scoped object, a singleton it registered).
         var running = RunningBuilds()
         /// Shutdowns waiting for the running builds to end.
@@ -32,15 +32,21 @@ final class ScopeStore: Sendable {
     init() {}
 
     /// The cell of `provider` in this scope, or nil when the scope ended.
-    @usableFromInline
+    @inlinable
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
+        guard let cell = cell(for: provider, makingIfNone: { BuildCell<Value>() }) else { return nil }
+        // Safe: the cell was stored under this provider's identity, which fixes `Value`.
+        return unsafeDowncast(cell, to: BuildCell<Value>.self)
+    }
+
+    /// The cell of `provider`, made by `make` if it has none; nil when the scope ended. Not generic (its
+    /// caller casts), so that no metadata is looked up for the cell's type on every request.
+    @usableFromInline
+    func cell(for provider: AnyObject, makingIfNone make: () -> AnyObject) -> AnyObject? {
         state.withLock { state in
             if ended.load(ordering: .acquiring) { return nil }
-            if let cell = state.cells[provider] {
-                // Safe: the cell was stored under this provider's identity, which fixes `Value`.
-                return ReferenceWord.downcast(cell, to: BuildCell<Value>.self)
-            }
-            let cell = BuildCell<Value>()
+            if let cell = state.cells[provider] { return cell }
+            let cell = make()
             state.cells.insert(cell, for: provider)
             return cell
         }
@@ -167,18 +173,21 @@ final class ScopeStore: Sendable {
     func close() -> [(builder: Builder, object: any ScopeShutdown)] {
         let (built, cells) = state.withLock { state in
             state.closed = true
-            let built = state.built
-            let cells = state.cells
-            state.built = state.built.map { BuiltObject(builder: $0.builder, object: nil) }
-            state.cells = Cells()
-            return (built, cells)
+            defer {
+                state.built = BuiltObjects()
+                state.cells = Cells()
+            }
+            return (state.built, state.cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        return built.compactMap { entry in entry.object.map { (entry.builder, $0) } }
+        // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
+        let (objects, builders) = built.takingObjects()
+        state.withLock { $0.built = builders }
+        return objects
     }
 
     /// The labels of the objects built here, in order of creation.
-    var builtLabels: [String] { state.withLock { $0.built.map(\.builder.label) } }
+    var builtLabels: [String] { state.withLock { $0.built.builders }.map(\.label) }
 }
 
 // MARK: - Builder
@@ -204,6 +213,39 @@ extension ScopeStore {
     struct BuiltObject {
         var builder: Builder
         var object: (any ScopeShutdown)?
+    }
+}
+
+// MARK: - BuiltObjects
+
+extension ScopeStore {
+    /// The objects a scope built, in order of creation: the first inline (a request's scope builds one
+    /// or two objects: no array to allocate), the others in an array.
+    struct BuiltObjects {
+        private var first: BuiltObject?
+        private var more: [BuiltObject] = []
+
+        mutating func append(_ object: BuiltObject) {
+            if first == nil { first = object } else { more.append(object) }
+        }
+
+        /// What built each object, in order of creation.
+        var builders: [Builder] { (first.map { [$0.builder] } ?? []) + more.map(\.builder) }
+
+        /// The objects to shut down, in order of creation, with what built them; and these entries
+        /// without their objects.
+        consuming func takingObjects() -> (
+            objects: [(builder: Builder, object: any ScopeShutdown)], rest: BuiltObjects
+        ) {
+            var objects: [(builder: Builder, object: any ScopeShutdown)] = []
+            if let object = first?.object, let builder = first?.builder { objects.append((builder, object)) }
+            first?.object = nil
+            for index in more.indices {
+                if let object = more[index].object { objects.append((more[index].builder, object)) }
+                more[index].object = nil
+            }
+            return (objects, self)
+        }
     }
 }
 
