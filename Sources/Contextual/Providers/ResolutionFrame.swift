@@ -1,5 +1,7 @@
 // The resolution path of the current task, for cycle detection and messages (internal).
 
+import Synchronization
+
 // MARK: - ResolutionFrame
 
 /// One provider being built, linked to the build that asked for it: the resolution path of the running
@@ -19,7 +21,20 @@ final class ResolutionFrame: Sendable {
     let provider: any AnyProviderBox
     let parent: ResolutionFrame?
     /// The build this frame's task waits for, if it waits.
-    let blockedOn = Locked<BuildAttempt?>.make(nil)
+    private let blockedOnStorage = LazyReference()
+
+    /// The build this frame's task waits for: its lock is made when the task first waits (most builds
+    /// never do, and a frame is made per build).
+    private var blockedOn: Locked<BuildAttempt?> {
+        if let buffer = blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) { return Locked(buffer: buffer) }
+        return Locked(buffer: blockedOnStorage.storeIfNil(LockedBuffer<BuildAttempt?>.make(nil)))
+    }
+
+    /// The build this frame's task waits for, if it waits.
+    private var blockedOnNow: BuildAttempt? {
+        guard let buffer = blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) else { return nil }
+        return Locked(buffer: buffer).withLock { $0 }
+    }
 
     /// The innermost build of the running task, if it is building a provider.
     @usableFromInline
@@ -108,6 +123,9 @@ final class ResolutionFrame: Sendable {
         guard let current else { return }  // a top-level resolve is not part of any circle
         let mine = current.path
         for frame in mine { frame.blockedOn.withLock { $0 = attempt } }
+        // A frame's lock is made when it first waits: between two tasks that mark and then look at each
+        // other's frames, a full fence keeps both from seeing the other's frames still unmarked.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         var labels = [attempt.label]
         var next = attempt
         // A circle has at most as many steps as there are builds in flight; the bound only guards
@@ -118,7 +136,7 @@ final class ResolutionFrame: Sendable {
                 unblock()
                 throw ContextError.cycle(mine[...index].reversed().map(\.label) + labels)
             }
-            guard let further = builder.blockedOn.withLock({ $0 }) else { return }
+            guard let further = builder.blockedOnNow else { return }
             labels.append(further.label)
             next = further
         }
@@ -127,7 +145,10 @@ final class ResolutionFrame: Sendable {
     /// Clears the marks of ``block(on:)``.
     static func unblock() {
         guard let current else { return }
-        for frame in current.path { frame.blockedOn.withLock { $0 = nil } }
+        for frame in current.path {
+            guard let buffer = frame.blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) else { continue }
+            Locked(buffer: buffer).withLock { $0 = nil }
+        }
     }
 }
 
