@@ -151,6 +151,7 @@ extension ContextValues {
 
     /// Whether what `id` gives now is what it will give for as long as these values are read: a value,
     /// nothing (the default), or a singleton already built.
+    @usableFromInline
     func isStable(_ id: StorageID) -> Bool {
         let raw = rawBox(id)
         if raw & 1 == 0 { return true }
