@@ -24,9 +24,9 @@ import Synchronization
 /// **When it reads.** On every access: a value replaced in the context later is what the next access
 /// sees. A warm read takes no lock and does not allocate: it returns what the property read last, for as
 /// long as nothing in the context's tree has changed since (a transient or scoped provider is read anew
-/// each time). In a context whose chain registers providers, a property read by key path keeps what it
-/// read from its second read on: its first read only evaluates, since a service made per request mostly
-/// reads each property once and learning what a key path depends on costs more than the read.
+/// each time). In a context whose chain registers providers, a property keeps what it read from its
+/// second read on: its first read only evaluates, since a service made per request mostly reads each
+/// property once, and keeping a value costs more than the read.
 ///
 /// `Injected` is `Sendable` when its value is. A `var` of a `Sendable` class must be immutable, so in a
 /// `final class` that is `Sendable` hold it as a constant instead: `let logger = Injected(\.logger)` and
@@ -130,13 +130,18 @@ public struct Injected<Value: Sendable>: Sendable {
             // The initial values never change, so what they give is valid for as long as they are read.
             if let value = evaluate(context.initial) { return memo.storeInitial(value) }
         } else if context.readsInitial && !memo.wasRead.exchange(true, ordering: .relaxed) {
-            // The first read of a key path only evaluates: a service made per request mostly reads each
-            // property once, and learning which entries a read depends on, to keep its value, costs more
-            // than the read. An object read by type depends on its own entry only: kept if it is stable.
+            // The first read only evaluates: a service made per request mostly reads each property once,
+            // and keeping a value (a box) or learning which entries a read depends on costs more than
+            // the read.
+            if let value = context.withValues(evaluate) { return value }
+        } else if context.readsInitial, case .object = source,
+            !memo.readsUnstableEntries.load(ordering: .relaxed)
+        {
+            // From the second read on, an object read by type is kept if its one entry is stable (a
+            // value, or a singleton built), with no recording of what was read.
             if let value = context.withValues(evaluate) {
-                if case .object = source, context.initial.isStable(StorageID(object: Value.self)) {
-                    return memo.storeInitial(value)
-                }
+                if context.initial.isStable(StorageID(object: Value.self)) { return memo.storeInitial(value) }
+                memo.readsUnstableEntries.store(true, ordering: .relaxed)
                 return value
             }
         } else if context.readsInitial && !memo.readsUnstableEntries.load(ordering: .relaxed) {

@@ -143,6 +143,11 @@ struct ProviderTests {
         let request = app.scope(name: "request") { $0.requestID = "r" }
         let service = request.run { Service() }
         #expect(service.transient !== service.transient)
+        // Read enough times that the property would keep what it read (it keeps only stable objects).
+        let transients = (0..<4).map { _ in ObjectIdentifier(service.transient) }
+        #expect(Set(transients).count == 4)
+        let singletons = (0..<4).map { _ in ObjectIdentifier(service.singleton) }
+        #expect(Set(singletons).count == 1)
         #expect(service.singleton === service.singleton)
         #expect(service.scoped === service.scoped)
         #expect(service.scoped.id == "r")

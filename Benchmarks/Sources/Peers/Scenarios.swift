@@ -50,6 +50,8 @@ private let warmResolve: [Scenario] =
     [
         Scenario("@Injected key path, root", .contextual) {
             let consumer = ContextualFixture.root.run { InjectedConsumer() }
+            // Warm: read twice (a property keeps its value from its second read on).
+            consume(consumer.database)
             consume(consumer.database)
             return { iterations in for _ in 0..<iterations { consume(consumer.database) } }
         }
@@ -57,6 +59,8 @@ private let warmResolve: [Scenario] =
     + [
         Scenario("@Injected by type, root", .contextual) {
             let consumer = ContextualFixture.root.run { InjectedConsumer() }
+            // Warm: read twice (a property keeps its value from its second read on).
+            consume(consumer.databaseByType)
             consume(consumer.databaseByType)
             return { iterations in for _ in 0..<iterations { consume(consumer.databaseByType) } }
         }
@@ -85,6 +89,8 @@ private let depth: [Scenario] = depths.flatMap { depth -> [Scenario] in
         Scenario(group, .contextual) {
             let context = ContextualFixture.chain(depth: depth)
             let consumer = context.run { InjectedConsumer() }
+            // Warm: read twice (a property keeps its value from its second read on).
+            consume(consumer.database)
             consume(consumer.database)
             return { iterations in
                 withExtendedLifetime(context) { for _ in 0..<iterations { consume(consumer.database) } }
@@ -198,6 +204,8 @@ private let lazySingleton: [Scenario] =
         },
         Scenario("lazy singleton, warm @Injected from a request", .contextual) {
             let consumer = ContextualFixture.lazyRequest.run { InjectedConsumer() }
+            // Warm: read twice (a property keeps its value from its second read on).
+            consume(consumer.databaseByType)
             consume(consumer.databaseByType)
             return { iterations in for _ in 0..<iterations { consume(consumer.databaseByType) } }
         },
@@ -296,6 +304,8 @@ private let afterUpdate: [Scenario] =
     + [
         Scenario("@Injected key path, after an update", .contextual) {
             let consumer = ContextualFixture.updatedRoot.run { InjectedConsumer() }
+            // Warm: read twice (a property keeps its value from its second read on).
+            consume(consumer.database)
             consume(consumer.database)
             return { iterations in for _ in 0..<iterations { consume(consumer.database) } }
         }
