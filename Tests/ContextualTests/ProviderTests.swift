@@ -144,10 +144,10 @@ struct ProviderTests {
         let service = request.run { Service() }
         #expect(service.transient !== service.transient)
         // Read enough times that the property would keep what it read (it keeps only stable objects).
-        let transients = (0..<4).map { _ in ObjectIdentifier(service.transient) }
-        #expect(Set(transients).count == 4)
-        let singletons = (0..<4).map { _ in ObjectIdentifier(service.singleton) }
-        #expect(Set(singletons).count == 1)
+        let transients = (0..<4).map { _ in service.transient }  // kept alive: identities stay distinct
+        #expect(Set(transients.map(ObjectIdentifier.init)).count == 4)
+        let singletons = (0..<4).map { _ in service.singleton }
+        #expect(Set(singletons.map(ObjectIdentifier.init)).count == 1)
         #expect(service.singleton === service.singleton)
         #expect(service.scoped === service.scoped)
         #expect(service.scoped.id == "r")
