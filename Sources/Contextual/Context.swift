@@ -88,9 +88,12 @@ public final class Context: Sendable {
     @usableFromInline
     let chainHasProviders: Bool
 
-    /// What this context owns as a scope; made on first use.
+    /// What this context owns as a scope (the storage of a ``ScopeStore``); made on first use.
     @usableFromInline
     let scopeStoreStorage = LazyReference()
+    /// Whether ``shutdown()`` was called on this context: read without a lock on the resolve path.
+    @usableFromInline
+    let scopeEnded = Atomic<Bool>(false)
 
     /// Its members and whether it is one (a ``Membership``); made on first use.
     let membershipStorage = LazyReference()

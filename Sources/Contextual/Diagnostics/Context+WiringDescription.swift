@@ -64,7 +64,8 @@ extension Context: CustomDebugStringConvertible {
                 "'\(member.context.displayName)'" + (member.ownership == .owned ? " (owned)" : "")
             }
             if !members.isEmpty { lines.append("    members: \(members.joined(separator: ", "))") }
-            if let store = context.scopeStoreStorage.load(as: ScopeStore.self) {
+            if let storage = context.scopeStoreStorage.load(as: LockedBuffer<ScopeStore.State>.self) {
+                let store = ScopeStore(storage, of: context)
                 let built = store.builtLabels
                 if !built.isEmpty { lines.append("    built here: \(built.joined(separator: ", "))") }
             }

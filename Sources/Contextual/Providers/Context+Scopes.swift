@@ -148,15 +148,17 @@ extension Context {
     /// ```
     @inlinable
     public var isEnded: Bool {
-        scopeStoreStorage.withInstance(as: ScopeStore.self) { $0.ended.load(ordering: .acquiring) } ?? false
+        scopeEnded.load(ordering: .acquiring)
     }
 
     // MARK: - Internals
 
     @usableFromInline
     var scopeStore: ScopeStore {
-        if let store = scopeStoreStorage.load(as: ScopeStore.self) { return store }
-        return scopeStoreStorage.storeIfNil(ScopeStore())
+        if let storage = scopeStoreStorage.load(as: LockedBuffer<ScopeStore.State>.self) {
+            return ScopeStore(storage, of: self)
+        }
+        return ScopeStore(scopeStoreStorage.storeIfNil(ScopeStore.makeStorage()), of: self)
     }
 
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this

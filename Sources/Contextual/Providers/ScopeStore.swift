@@ -6,15 +6,28 @@ import Synchronization
 
 /// What one context owns as a scope: the cells of the scoped objects built for it, the objects to shut
 /// down when it ends (those it built as a scope or as the registrar of singletons), and whether it ended.
-/// Made on first use, so a context that builds nothing pays nothing.
+/// Made on first use, so a context that builds nothing pays nothing; one allocation (its state and its
+/// lock), kept by the context. Whether the scope ended is the context's own flag
+/// (``Context/isEnded``), read without the lock on the resolve path.
+///
+/// `@unchecked Sendable`: a view of the context's store, whose state is only touched under its lock, and
+/// of the context (which is `Sendable`).
 @usableFromInline
-final class ScopeStore: Sendable {
-    private let state = Locked.make(State())
-    /// Whether the scope ended; read without the lock on the resolve path.
-    @usableFromInline
-    let ended = Atomic<Bool>(false)
+struct ScopeStore: @unchecked Sendable {
+    private let state: Locked<State>
+    /// The context this is the store of.
+    private let context: Context
 
-    private struct State {
+    /// The store of `context`, kept in `buffer`.
+    init(_ buffer: LockedBuffer<State>, of context: Context) {
+        self.state = Locked(buffer: buffer)
+        self.context = context
+    }
+
+    /// A new, empty store's storage.
+    static func makeStorage() -> LockedBuffer<State> { LockedBuffer.make(State()) }
+
+    struct State {
         /// By provider identity: the provider (kept, so that its identity is not reused) and its cell.
         var cells = Cells()
         /// The objects built here, in order of creation, with their providers (for their labels): the
@@ -29,8 +42,6 @@ final class ScopeStore: Sendable {
         var closed = false
     }
 
-    init() {}
-
     /// The cell of `provider` in this scope, or nil when the scope ended.
     @inlinable
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
@@ -44,7 +55,7 @@ final class ScopeStore: Sendable {
     @usableFromInline
     func cell(for provider: AnyObject, makingIfNone make: () -> AnyObject) -> AnyObject? {
         state.withLock { state in
-            if ended.load(ordering: .acquiring) { return nil }
+            if context.scopeEnded.load(ordering: .acquiring) { return nil }
             if let cell = state.cells[provider] { return cell }
             let cell = make()
             state.cells.insert(cell, for: provider)
@@ -71,7 +82,7 @@ final class ScopeStore: Sendable {
     @usableFromInline
     func beginBuild(of provider: any AnyProviderBox) -> Bool {
         state.withLock { state in
-            if ended.load(ordering: .acquiring) { return false }
+            if context.scopeEnded.load(ordering: .acquiring) { return false }
             state.running.insert(provider)
             return true
         }
@@ -91,7 +102,7 @@ final class ScopeStore: Sendable {
                     outcome = .closed
                 } else {
                     state.built.append(BuiltObject(builder: .provider(provider), object: shutdown))
-                    if ended.load(ordering: .acquiring) { outcome = .ended }
+                    if context.scopeEnded.load(ordering: .acquiring) { outcome = .ended }
                 }
             }
             guard state.running.isEmpty else { return (outcome, []) }
@@ -108,7 +119,7 @@ final class ScopeStore: Sendable {
         state.withLock { state in
             if state.closed { return .closed }
             state.built.append(BuiltObject(builder: .provider(provider), object: object))
-            return ended.load(ordering: .acquiring) ? .ended : .recorded
+            return context.scopeEnded.load(ordering: .acquiring) ? .ended : .recorded
         }
     }
 
@@ -131,7 +142,7 @@ final class ScopeStore: Sendable {
 
     /// Marks the scope ended, so that it starts no build; false when it had ended already.
     func beginEnd() -> Bool {
-        !ended.exchange(true, ordering: .acquiringAndReleasing)
+        !context.scopeEnded.exchange(true, ordering: .acquiringAndReleasing)
     }
 
     /// Whether builds this scope owns are running: a shutdown that finds none has nothing to wait for.
