@@ -78,6 +78,29 @@ struct ProviderTests {
         #expect(error?.message.contains("app.scope(name:") == true)
     }
 
+    @Test("A built object is kept as it is whether it is a class, a struct or an existential")
+    func builtObjectsOfEveryKind() {
+        // A class instance is kept in the cell as itself, anything else in a box: both read back intact.
+        let builds = Counter()
+        let app = Context(name: "app") {
+            $0.provide(Book.self, lifetime: .singleton) { _ in
+                builds.increment()
+                return Book(title: "Dune")
+            }
+            $0.provide(HTTPClient.self, lifetime: .singleton) { _ in HTTPClient(name: "kept") }
+            $0.provide((any Sendable).self, lifetime: .singleton) { _ in Book(title: "boxed") }
+        }
+        let request = app.child(name: "request")
+        #expect(request.resolve(Book.self) == Book(title: "Dune"))
+        #expect(request.resolve(Book.self) == Book(title: "Dune"))
+        #expect(builds.count == 1)
+        let client: HTTPClient = request.resolve(HTTPClient.self)
+        #expect(client === (request.resolve(HTTPClient.self) as HTTPClient))
+        #expect(client.name == "kept")
+        let existential: any Sendable = request.resolve((any Sendable).self)
+        #expect((existential as? Book) == Book(title: "boxed"))
+    }
+
     @Test("A transient object is built on every resolve, from the asking context")
     func transientBuiltEachTime() throws {
         let app = Context(name: "app") {

@@ -12,7 +12,7 @@ import Synchronization
 /// nothing, hands its error to the resolvers that waited for it, and the next resolve builds again.
 @usableFromInline
 final class BuildCell<Value: Sendable>: Sendable {
-    /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this cell holds a +1 reference to, or 0.
+    /// The object as kept by `keptWord(_:)` (a class instance itself, else a `ValueBox`), held +1, or 0.
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
     /// The build in flight, if any, and what its waiters wait on.
@@ -31,7 +31,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     @inlinable
     var built: Value? {
         let bits = builtBits.load(ordering: .acquiring)
-        return bits == 0 ? nil : unboxValue(bits, as: Value.self)
+        return bits == 0 ? nil : keptValue(bits, as: Value.self)
     }
 
     /// What the resolver running in `frame` does: return the built object, build it (and end the build
@@ -59,7 +59,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     @inlinable
     func store(_ value: Value) {
         // Only the builder stores, once: no other writer can race it.
-        builtBits.store(ReferenceWord.retained(ValueBox(value)), ordering: .releasing)
+        builtBits.store(keptWord(value), ordering: .releasing)
         endBuild(nil)
     }
 

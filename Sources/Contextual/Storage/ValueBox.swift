@@ -109,3 +109,36 @@ func unboxValue<Value: Sendable>(_ raw: UInt, as type: Value.Type) -> Value {
 func address(of box: any ContextBox) -> UInt {
     ReferenceWord.unretained(box as AnyObject) | box.addressTag
 }
+
+// MARK: - Kept words
+
+/// Whether a word made by ``keptWord(_:)`` for `Value` holds the instance itself: `Value` is a class, whose
+/// instances need no box (folded to a constant where `Value` is known).
+@inlinable
+func keepsInstanceDirectly<Value>(_ type: Value.Type) -> Bool {
+    type is AnyObject.Type
+}
+
+/// `value` kept in one word, retained: a class instance as itself, anything else in a ``ValueBox``. A
+/// built object is kept this way: most objects are classes, and a box would be one more allocation for
+/// each one a request builds.
+@inlinable
+func keptWord<Value: Sendable>(_ value: Value) -> UInt {
+    if keepsInstanceDirectly(Value.self) {
+        // Safe: `Value` is a class, so `value` is one reference, which is what an `AnyObject` is.
+        return ReferenceWord.retained(unsafeBitCast(value, to: AnyObject.self))
+    }
+    return ReferenceWord.retained(ValueBox(value))
+}
+
+/// The value in a word made by ``keptWord(_:)`` for the same `Value`.
+///
+/// - Precondition: `word` was made by ``keptWord(_:)`` for `Value` and is still retained.
+@inlinable
+func keptValue<Value: Sendable>(_ word: UInt, as type: Value.Type) -> Value {
+    if keepsInstanceDirectly(Value.self) {
+        // Safe: the word holds an instance of the class `Value` (see the precondition).
+        return ReferenceWord.withInstance(word, as: AnyObject.self) { unsafeBitCast($0, to: Value.self) }
+    }
+    return unboxValue(word, as: Value.self)
+}
