@@ -15,12 +15,36 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// The object as kept by `keptWord(_:)` (a class instance itself, else a `ValueBox`), held +1, or 0.
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
-    /// The build in flight, if any, and what its waiters wait on.
-    @usableFromInline
-    let running = Locked<RunningBuild>.make(.none)
+    /// The build in flight, if any, and what its waiters wait on; guarded by the scope's lock for a
+    /// scoped object's cell (``scopeLock``), else by the cell's own (``ownLock``).
+    nonisolated(unsafe) private var running = RunningBuild.none
+    /// The lock of a singleton's cell (one per registered provider).
+    private let ownLock: Locked<Void>?
+    /// The lock of the scope whose store holds this cell: a scoped object's cell is made per request,
+    /// and shares its scope's lock rather than making its own. Unowned: the store holds the cell, and
+    /// every resolver that holds the cell holds the scope's context, which holds the store.
+    nonisolated(unsafe) unowned(unsafe) private let scopeLock: LockedBuffer<ScopeStore.State>?
 
+    /// A cell with a lock of its own (a singleton's).
     @usableFromInline
-    init() {}
+    init() {
+        ownLock = Locked.make(())
+        scopeLock = nil
+    }
+
+    /// A cell guarded by the lock of the scope store `scopeLock` belongs to (a scoped object's).
+    @usableFromInline
+    init(guardedBy scopeLock: LockedBuffer<ScopeStore.State>) {
+        ownLock = nil
+        self.scopeLock = scopeLock
+    }
+
+    /// Runs `body` on ``running`` under the cell's lock.
+    private func withRunning<Result>(_ body: (inout RunningBuild) -> Result) -> Result {
+        if let scopeLock { return Locked(buffer: scopeLock).withLock { _ in body(&running) } }
+        // Safe: a cell has a scope's lock or its own.
+        return ownLock.unsafelyUnwrapped.withLock { _ in body(&running) }
+    }
 
     deinit {
         let bits = builtBits.load(ordering: .acquiring)
@@ -39,7 +63,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// makes the attempt they all wait on: a build nobody waits for allocates nothing to wait on.
     @usableFromInline
     func nextStep(frame: ResolutionFrame) -> BuildStep {
-        running.withLock { running in
+        withRunning { running in
             if builtBits.load(ordering: .acquiring) != 0 { return .built }
             switch running {
             case .none:
@@ -74,7 +98,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// (nil when it built).
     @usableFromInline
     func endBuild(_ error: ContextError?) {
-        let attempt = running.withLock { running -> BuildAttempt? in
+        let attempt = withRunning { running -> BuildAttempt? in
             defer { running = .none }
             if case .waited(let attempt) = running { return attempt }
             return nil

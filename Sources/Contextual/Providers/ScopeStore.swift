@@ -7,7 +7,7 @@ import Synchronization
 /// What one context owns as a scope: the cells of the scoped objects built for it, the objects to shut
 /// down when it ends (those it built as a scope or as the registrar of singletons), and whether it ended.
 /// Made on first use, so a context that builds nothing pays nothing; one allocation (its state and its
-/// lock), kept by the context. Whether the scope ended is the context's own flag
+/// lock, which its scoped objects' cells share), kept by the context. Whether the scope ended is the context's own flag
 /// (``Context/isEnded``), read without the lock on the resolve path.
 ///
 /// `@unchecked Sendable`: a view of the context's store, whose state is only touched under its lock, and
@@ -27,6 +27,7 @@ struct ScopeStore: @unchecked Sendable {
     /// A new, empty store's storage.
     static func makeStorage() -> LockedBuffer<State> { LockedBuffer.make(State()) }
 
+    @usableFromInline
     struct State {
         /// By provider identity: the provider (kept, so that its identity is not reused) and its cell.
         var cells = Cells()
@@ -45,7 +46,7 @@ struct ScopeStore: @unchecked Sendable {
     /// The cell of `provider` in this scope, or nil when the scope ended.
     @inlinable
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
-        guard let cell = cell(for: provider, makingIfNone: { BuildCell<Value>() }) else { return nil }
+        guard let cell = cell(for: provider, makingIfNone: { BuildCell<Value>(guardedBy: $0) }) else { return nil }
         // Safe: the cell was stored under this provider's identity, which fixes `Value`.
         return unsafeDowncast(cell, to: BuildCell<Value>.self)
     }
@@ -53,11 +54,15 @@ struct ScopeStore: @unchecked Sendable {
     /// The cell of `provider`, made by `make` if it has none; nil when the scope ended. Not generic (its
     /// caller casts), so that no metadata is looked up for the cell's type on every request.
     @usableFromInline
-    func cell(for provider: AnyObject, makingIfNone make: () -> AnyObject) -> AnyObject? {
+    func cell(
+        for provider: AnyObject,
+        makingIfNone make: (LockedBuffer<State>) -> AnyObject
+    ) -> AnyObject? {
         state.withLock { state in
             if context.scopeEnded.load(ordering: .acquiring) { return nil }
             if let cell = state.cells[provider] { return cell }
-            let cell = make()
+            // The cell shares this store's lock (it never takes it while this store holds it).
+            let cell = make(self.state.buffer)
             state.cells.insert(cell, for: provider)
             return cell
         }
