@@ -161,6 +161,6 @@ extension Context {
 
     private func membershipChanged() {
         tree.membershipVersion.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        tree.existingObservers?.didChange(CollectionOfOne(Membership.source))
+        tree.observersDidChange(CollectionOfOne(Membership.source))
     }
 }

@@ -80,7 +80,7 @@ extension Context {
     /// Tells the observers of `changes` that this context's own entries changed.
     func notifyObservers(of changes: [UInt]) {
         if changes.isEmpty { return }
-        tree.existingObservers?.didChange(changes)
+        tree.observersDidChange(changes)
     }
 }
 

@@ -123,6 +123,12 @@ public final class ObservationRegistry: Sendable {
     func didChange(_ sources: some Sequence<UInt>) {
         // Pairs with the fence of `add`: the new values are stored; nobody subscribed, nobody to tell.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
+        didChange(afterFence: sources)
+    }
+
+    /// ``didChange(_:)`` for a caller that made the fence itself (a tree of contexts, which makes its
+    /// registry lazily and needs the fence before it looks for one).
+    func didChange(afterFence sources: some Sequence<UInt>) {
         if !hasSubscribers.load(ordering: .relaxed) { return }
         let targets = state.withLock { state in
             var seen = Set<ObjectIdentifier>()

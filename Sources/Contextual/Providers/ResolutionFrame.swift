@@ -26,14 +26,12 @@ final class ResolutionFrame: Sendable {
     /// The build this frame's task waits for: its lock is made when the task first waits (most builds
     /// never do, and a frame is made per build).
     private var blockedOn: Locked<BuildAttempt?> {
-        if let buffer = blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) { return Locked(buffer: buffer) }
-        return Locked(buffer: blockedOnStorage.storeIfNil(LockedBuffer<BuildAttempt?>.make(nil)))
+        existingBlockedOn ?? Locked(buffer: blockedOnStorage.storeIfNil(LockedBuffer<BuildAttempt?>.make(nil)))
     }
 
-    /// The build this frame's task waits for, if it waits.
-    private var blockedOnNow: BuildAttempt? {
-        guard let buffer = blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) else { return nil }
-        return Locked(buffer: buffer).withLock { $0 }
+    /// The lock of ``blockedOn`` if this frame's task ever waited (else it waits for nothing).
+    private var existingBlockedOn: Locked<BuildAttempt?>? {
+        blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self).map { Locked(buffer: $0) }
     }
 
     /// The innermost build of the running task, if it is building a provider.
@@ -136,7 +134,7 @@ final class ResolutionFrame: Sendable {
                 unblock()
                 throw ContextError.cycle(mine[...index].reversed().map(\.label) + labels)
             }
-            guard let further = builder.blockedOnNow else { return }
+            guard let further = builder.existingBlockedOn?.withLock({ $0 }) else { return }
             labels.append(further.label)
             next = further
         }
@@ -145,10 +143,7 @@ final class ResolutionFrame: Sendable {
     /// Clears the marks of ``block(on:)``.
     static func unblock() {
         guard let current else { return }
-        for frame in current.path {
-            guard let buffer = frame.blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self) else { continue }
-            Locked(buffer: buffer).withLock { $0 = nil }
-        }
+        for frame in current.path { frame.existingBlockedOn?.withLock { $0 = nil } }
     }
 }
 

@@ -29,12 +29,17 @@ final class ContextTree: Sendable {
         observersStorage.load(as: ObservationRegistry.self) ?? observersStorage.storeIfNil(ObservationRegistry())
     }
 
-    /// The subscribers' registry, if anything ever subscribed: what a change tells, after its new values
-    /// are stored. The fence pairs with the one a subscription makes after it is added (see
-    /// ``ObservationRegistry``): a change either finds the registry, or the subscriber finds the change
-    /// when it checks that what it read is still current.
+    /// The subscribers' registry, if anything ever subscribed.
     var existingObservers: ObservationRegistry? {
+        observersStorage.load(as: ObservationRegistry.self)
+    }
+
+    /// Tells the subscribers of `sources` that they changed, after their new values are stored. The
+    /// fence pairs with the one a subscription makes after it is added (see ``ObservationRegistry``): a
+    /// change either finds the registry and the subscriber, or the subscriber finds the change when it
+    /// checks that what it read is still current. One fence serves the registry's check too.
+    func observersDidChange(_ sources: some Sequence<UInt>) {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        return observersStorage.load(as: ObservationRegistry.self)
+        existingObservers?.didChange(afterFence: sources)
     }
 }
