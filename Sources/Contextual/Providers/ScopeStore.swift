@@ -33,9 +33,9 @@ struct ScopeStore: @unchecked Sendable {
         var cells = Cells()
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
-        var built = BuiltObjects()
+        var built = InlineList<BuiltObject>()
         /// The builds this scope owns that are running (a scoped object, a singleton it registered).
-        var running = RunningBuilds()
+        var running = InlineList<any AnyProviderBox>()
         /// Shutdowns waiting for the running builds to end.
         var drained: [CheckedContinuation<Void, Never>] = []
         /// Set once the shutdown took the objects to shut down: what is built later is shut down by
@@ -88,7 +88,7 @@ struct ScopeStore: @unchecked Sendable {
     func beginBuild(of provider: any AnyProviderBox) -> Bool {
         state.withLock { state in
             if context.scopeEnded.load(ordering: .acquiring) { return false }
-            state.running.insert(provider)
+            state.running.append(provider)
             return true
         }
     }
@@ -100,7 +100,7 @@ struct ScopeStore: @unchecked Sendable {
     @usableFromInline @discardableResult
     func endBuild(built: Bool, shutdown: (any ScopeShutdown)?, by provider: any AnyProviderBox) -> Outcome {
         let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
-            state.running.remove(provider)
+            state.running.removeFirst { $0 === provider }
             var outcome = Outcome.recorded
             if built {
                 if state.closed {
@@ -180,7 +180,7 @@ struct ScopeStore: @unchecked Sendable {
             }
             for continuation in waiting { continuation.resume() }
         }
-        return state.withLock { $0.running.labels }
+        return state.withLock { $0.running.map(\.label) }
     }
 
     /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
@@ -190,20 +190,25 @@ struct ScopeStore: @unchecked Sendable {
         let (built, cells) = state.withLock { state in
             state.closed = true
             defer {
-                state.built = BuiltObjects()
+                state.built = InlineList()
                 state.cells = Cells()
             }
             return (state.built, state.cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
         // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
-        let (objects, builders) = built.takingObjects()
+        var objects: [(builder: Builder, object: any ScopeShutdown)] = []
+        for entry in built {
+            if let object = entry.object { objects.append((entry.builder, object)) }
+        }
+        var builders = consume built
+        builders.updateEach { $0.object = nil }
         state.withLock { $0.built = builders }
         return objects
     }
 
     /// The labels of the objects built here, in order of creation.
-    var builtLabels: [String] { state.withLock { $0.built.builders }.map(\.label) }
+    var builtLabels: [String] { state.withLock { $0.built.map(\.builder) }.map(\.label) }
 }
 
 // MARK: - Builder
@@ -232,39 +237,6 @@ extension ScopeStore {
     }
 }
 
-// MARK: - BuiltObjects
-
-extension ScopeStore {
-    /// The objects a scope built, in order of creation: the first inline (a request's scope builds one
-    /// or two objects: no array to allocate), the others in an array.
-    struct BuiltObjects {
-        private var first: BuiltObject?
-        private var more: [BuiltObject] = []
-
-        mutating func append(_ object: BuiltObject) {
-            if first == nil { first = object } else { more.append(object) }
-        }
-
-        /// What built each object, in order of creation.
-        var builders: [Builder] { (first.map { [$0.builder] } ?? []) + more.map(\.builder) }
-
-        /// The objects to shut down, in order of creation, with what built them; and these entries
-        /// without their objects.
-        consuming func takingObjects() -> (
-            objects: [(builder: Builder, object: any ScopeShutdown)], rest: BuiltObjects
-        ) {
-            var objects: [(builder: Builder, object: any ScopeShutdown)] = []
-            if let object = first?.object, let builder = first?.builder { objects.append((builder, object)) }
-            first?.object = nil
-            for index in more.indices {
-                if let object = more[index].object { objects.append((more[index].builder, object)) }
-                more[index].object = nil
-            }
-            return (objects, self)
-        }
-    }
-}
-
 // MARK: - Cells
 
 extension ScopeStore {
@@ -284,33 +256,5 @@ extension ScopeStore {
         mutating func insert(_ cell: AnyObject, for provider: AnyObject) {
             if first == nil { first = (provider, cell) } else { more[ObjectIdentifier(provider)] = (provider, cell) }
         }
-    }
-}
-
-// MARK: - RunningBuilds
-
-extension ScopeStore {
-    /// The builds a scope owns that are running: one inline (the common case, no allocation), more in an
-    /// array.
-    struct RunningBuilds {
-        private var first: (any AnyProviderBox)?
-        private var more: [any AnyProviderBox] = []
-
-        var isEmpty: Bool { first == nil }
-
-        mutating func insert(_ provider: any AnyProviderBox) {
-            if first == nil { first = provider } else { more.append(provider) }
-        }
-
-        mutating func remove(_ provider: any AnyProviderBox) {
-            if let first, first === provider {
-                self.first = more.popLast()
-            } else if let index = more.firstIndex(where: { $0 === provider }) {
-                more.remove(at: index)
-            }
-        }
-
-        /// The labels of the providers building, for a report.
-        var labels: [String] { (first.map { [$0] } ?? []).map(\.label) + more.map(\.label) }
     }
 }

@@ -1,0 +1,27 @@
+import Testing
+
+@testable import Contextual
+
+@Suite("InlineList")
+struct InlineListTests {
+    @Test("It keeps order through appends, removals and in-place changes")
+    func keepsOrder() {
+        var list = InlineList<Int>()
+        #expect(list.isEmpty)
+        #expect(Array(list) == [])
+        for value in 1...4 { list.append(value) }
+        #expect(Array(list) == [1, 2, 3, 4])
+        list.removeFirst { $0 == 1 }  // the inline one: the next takes its place
+        #expect(Array(list) == [2, 3, 4])
+        list.removeFirst { $0 == 3 }
+        list.removeFirst { $0 == 42 }  // absent: nothing changes
+        #expect(Array(list) == [2, 4])
+        list.updateEach { $0 *= 10 }
+        #expect(Array(list) == [20, 40])
+        list.removeFirst { $0 == 20 }
+        list.removeFirst { $0 == 40 }
+        #expect(list.isEmpty)
+        list.append(7)
+        #expect(Array(list) == [7])
+    }
+}
