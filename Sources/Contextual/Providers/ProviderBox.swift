@@ -278,7 +278,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         case .recorded: return
         case .ended: break
         case .closed:
-            if let object = value as? any ScopeShutdown { Task { try? await object.shutdown() } }
+            if let object = shutdownObject(value) { Task { try? await object.shutdown() } }
         }
         throw ContextError.scopeEnded(label, ended: owner, asker: asker)
     }
