@@ -64,8 +64,8 @@ extension Context: CustomDebugStringConvertible {
                 "'\(member.context.displayName)'" + (member.ownership == .owned ? " (owned)" : "")
             }
             if !members.isEmpty { lines.append("    members: \(members.joined(separator: ", "))") }
-            if let storage = context.scopeStoreStorage.load(as: LockedBuffer<ScopeStore.State>.self) {
-                let store = ScopeStore(storage, of: context)
+            if let state = context.scopeStoreStorage.existingLock(of: ScopeStore.State.self) {
+                let store = ScopeStore(state, of: context)
                 let built = store.builtLabels
                 if !built.isEmpty { lines.append("    built here: \(built.joined(separator: ", "))") }
             }

@@ -155,10 +155,7 @@ extension Context {
 
     @usableFromInline
     var scopeStore: ScopeStore {
-        if let storage = scopeStoreStorage.load(as: LockedBuffer<ScopeStore.State>.self) {
-            return ScopeStore(storage, of: self)
-        }
-        return ScopeStore(scopeStoreStorage.storeIfNil(ScopeStore.makeStorage()), of: self)
+        ScopeStore(scopeStoreStorage.lock(makingWith: ScopeStore.State()), of: self)
     }
 
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this

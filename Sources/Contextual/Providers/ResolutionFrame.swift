@@ -26,12 +26,12 @@ final class ResolutionFrame: Sendable {
     /// The build this frame's task waits for: its lock is made when the task first waits (most builds
     /// never do, and a frame is made per build).
     private var blockedOn: Locked<BuildAttempt?> {
-        existingBlockedOn ?? Locked(buffer: blockedOnStorage.storeIfNil(LockedBuffer<BuildAttempt?>.make(nil)))
+        blockedOnStorage.lock(makingWith: nil)
     }
 
     /// The lock of ``blockedOn`` if this frame's task ever waited (else it waits for nothing).
     private var existingBlockedOn: Locked<BuildAttempt?>? {
-        blockedOnStorage.load(as: LockedBuffer<BuildAttempt?>.self).map { Locked(buffer: $0) }
+        blockedOnStorage.existingLock(of: BuildAttempt?.self)
     }
 
     /// The innermost build of the running task, if it is building a provider.

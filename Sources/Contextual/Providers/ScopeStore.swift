@@ -18,14 +18,11 @@ struct ScopeStore: @unchecked Sendable {
     /// The context this is the store of.
     private let context: Context
 
-    /// The store of `context`, kept in `buffer`.
-    init(_ buffer: LockedBuffer<State>, of context: Context) {
-        self.state = Locked(buffer: buffer)
+    /// The store of `context`, whose state and lock are `state`.
+    init(_ state: Locked<State>, of context: Context) {
+        self.state = state
         self.context = context
     }
-
-    /// A new, empty store's storage.
-    static func makeStorage() -> LockedBuffer<State> { LockedBuffer.make(State()) }
 
     @usableFromInline
     struct State {

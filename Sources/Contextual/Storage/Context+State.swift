@@ -15,8 +15,7 @@ extension Context {
     // MARK: - State
 
     var writeLock: Locked<Int> {
-        if let buffer = writeLockStorage.load(as: LockedBuffer<Int>.self) { return Locked(buffer: buffer) }
-        return Locked(buffer: writeLockStorage.storeIfNil(LockedBuffer.make(0)))
+        writeLockStorage.lock(makingWith: 0)
     }
 
     /// Whether a read may use `initial` without a read section: no state was published and nothing in

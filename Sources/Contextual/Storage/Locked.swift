@@ -81,3 +81,17 @@ final class LockedBuffer<State>: ManagedBuffer<State, pthread_mutex_t> {
         }
     }
 }
+
+// MARK: - A lock made on first use
+
+extension LazyReference {
+    /// The lock kept here, if one was made.
+    func existingLock<State>(of type: State.Type) -> Locked<State>? {
+        load(as: LockedBuffer<State>.self).map { Locked(buffer: $0) }
+    }
+
+    /// The lock kept here, made around `initial` the first time (of two racing, one wins).
+    func lock<State>(makingWith initial: @autoclosure () -> State) -> Locked<State> {
+        existingLock(of: State.self) ?? Locked(buffer: storeIfNil(LockedBuffer.make(initial())))
+    }
+}
