@@ -38,14 +38,17 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```swift
     /// service.$logger.context === request  // true
     /// ```
-    public let context: Context
+    public var context: Context { memo.context }
 
-    /// What the property reads: kept as data rather than a closure, so that making a property allocates
-    /// nothing but its memo (services are made per request).
+    /// Everything the property holds: its context, what it reads, and what it kept. One reference, so
+    /// that the property is one word to copy (a getter of a struct or a class copies it on every read,
+    /// and a debug build does not optimize the copy away) and making one allocates once.
     @usableFromInline
-    let source: Source
-    @usableFromInline
-    let memo = InjectedMemo<Value>()
+    let memo: InjectedMemo<Value>
+
+    /// What the property reads.
+    @inlinable
+    var source: Source { memo.source }
 
     /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
     ///
@@ -54,8 +57,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// @Injected(\.logger, from: app) var appLogger
     /// ```
     public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
-        self.context = context
-        self.source = .keyPath(keyPath)
+        self.memo = InjectedMemo(context: context, source: .keyPath(keyPath))
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -65,8 +67,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// @Injected(Database.self) var database
     /// ```
     public init(_ type: Value.Type, from context: Context = .current) {
-        self.context = context
-        self.source = .object
+        self.memo = InjectedMemo(context: context, source: .object)
     }
 
     /// Reads the object provided under `type`, or `nil` when no context provides it.
@@ -76,8 +77,10 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
     where Value == Object? {
-        self.context = context
-        self.source = .computed { .some($0.object(type, endedScopeGivesNil: true)) }
+        self.memo = InjectedMemo(
+            context: context,
+            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) }
+        )
     }
 
     /// The value, read from ``context`` now.
@@ -88,10 +91,14 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     public var wrappedValue: Value { read() }
 
+    /// A warm read: the value kept from the context's initial values. Written so that a debug build,
+    /// which specializes nothing, looks up no generic metadata either (no `Optional<Value>`, no box type).
     @inlinable
     func read() -> Value {
-        if ObservationRecorder.active == nil && context.readsInitial, let value = memo.initialValue {
-            return value
+        let memo = self.memo
+        if ObservationRecorder.active == nil && memo.context.readsInitial {
+            let kept = memo.initialBits.load(ordering: .acquiring)
+            if kept != 0 { return memo.initialValue(at: kept) }
         }
         return readAfterChange()
     }
@@ -102,6 +109,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// throughput in some runs).
     @inlinable @inline(never)
     func readAfterChange() -> Value {
+        let context = self.context
         if ObservationRecorder.active == nil && !context.readsInitial, let value = memo.publishedValue(in: context) {
             return value
         }
@@ -124,6 +132,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// first read of a property made per request comes here.
     @inlinable @inline(never)
     func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
+        let context = self.context
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
         } else if context.readsInitial && !context.chainHasProviders {

@@ -3,11 +3,21 @@ import Synchronization
 
 // MARK: - InjectedMemo
 
-/// What an ``Injected`` computed from its context's initial values, kept so that a warm read is two
-/// loads. Set once; valid while the context reads its initial values (nothing in its tree was updated).
+/// What an ``Injected`` holds: the context it reads from, what it reads, and what it computed from the
+/// context's initial values, kept so that a warm read is two loads. The kept value is set once; valid
+/// while the context reads its initial values (nothing in its tree was updated).
 @usableFromInline
 final class InjectedMemo<Value: Sendable>: Sendable {
-    /// The bit pattern of an `Unmanaged<ValueBox<Value>>` this memo holds a +1 reference to, or 0.
+    /// The context the property reads from.
+    @usableFromInline
+    let context: Context
+    /// What the property reads.
+    @usableFromInline
+    let source: Injected<Value>.Source
+    /// The address of the value kept from the initial values (memory this memo allocated, holding an
+    /// initialized `Value`), or 0. Raw memory rather than a box, so that reading it back needs the
+    /// metadata of `Value` only, which a debug build's unspecialized code already has: a box type's
+    /// metadata would be looked up at run time on every read.
     @usableFromInline
     let initialBits = Atomic<UInt>(0)
     /// Whether the initial values give this property something that may change between reads (a
@@ -19,11 +29,14 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     let wasRead = Atomic<Bool>(false)
 
     @usableFromInline
-    init() {}
+    init(context: Context, source: Injected<Value>.Source) {
+        self.context = context
+        self.source = source
+    }
 
     deinit {
-        let bits = initialBits.load(ordering: .acquiring)
-        if bits != 0 { ReferenceWord.release(bits) }
+        let kept = initialBits.load(ordering: .acquiring)
+        if kept != 0 { InjectedMemo.discardInitial(at: kept) }
         // No reader can be inside: each holds the property, which holds this memo.
         let published = publishedBits.load(ordering: .acquiring)
         if published != 0 {
@@ -59,24 +72,37 @@ final class InjectedMemo<Value: Sendable>: Sendable {
         if old != 0 { tree.readers.retire(ReferenceWord.takeRetained(old, as: PublishedValue<Value>.self)) }
     }
 
+    /// The value kept at `address`, a non-zero ``initialBits``. An instance method, not a static one: a
+    /// debug build would look up the metadata of `InjectedMemo<Value>` to call a static one.
     @inlinable
-    var initialValue: Value? {
-        let bits = initialBits.load(ordering: .acquiring)
-        return bits == 0 ? nil : unboxValue(bits, as: Value.self)
+    func initialValue(at address: UInt) -> Value {
+        // Safe: the memo initialized the memory before publishing its address, and frees it in its deinit.
+        // `!` rather than `unsafelyUnwrapped`, which a debug build calls as a generic function.
+        UnsafePointer<Value>(bitPattern: address)!.pointee
     }
 
     /// Stores `value` unless another reader stored first; returns what is stored.
     @usableFromInline
     func storeInitial(_ value: Value) -> Value {
-        let bits = ReferenceWord.retained(ValueBox(value))
+        let memory = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        memory.initialize(to: value)
+        let address = UInt(bitPattern: memory)
         let (exchanged, winner) = initialBits.compareExchange(
             expected: 0,
-            desired: bits,
+            desired: address,
             ordering: .acquiringAndReleasing
         )
         if exchanged { return value }
-        ReferenceWord.release(bits)
-        return unboxValue(winner, as: Value.self)
+        InjectedMemo.discardInitial(at: address)
+        return initialValue(at: winner)
+    }
+
+    /// Deinitializes and frees the memory of a kept value.
+    private static func discardInitial(at address: UInt) {
+        // Safe: `address` came from `storeInitial`'s allocation and nothing reads it any more.
+        let memory = UnsafeMutablePointer<Value>(bitPattern: address).unsafelyUnwrapped
+        memory.deinitialize(count: 1)
+        memory.deallocate()
     }
 }
 
