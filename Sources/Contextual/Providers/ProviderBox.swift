@@ -309,7 +309,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         asker: Context
     ) async throws(ContextError) -> Value {
         do {
-            return try await ResolutionFrame.$current.withValue(frame) {
+            return try await ResolutionFrame.withCurrent(frame) {
                 try await context.tree.observeBuild(in: frame) { try await make(context) }
             }
         } catch let error as ContextError {

@@ -5,7 +5,8 @@ import Synchronization
 // MARK: - ResolutionFrame
 
 /// One provider being built, linked to the build that asked for it: the resolution path of the running
-/// task, kept in a task local so that it follows the factory's own calls, synchronous or awaited.
+/// task, kept for the running thread while a synchronous factory runs and in a task local while an
+/// asynchronous one does, so that it follows the factory's own calls (see ``current``).
 ///
 /// It finds cycles in release builds and without a global lock, two ways:
 /// - **On one path.** Building a provider that is already on the running task's path is a cycle
@@ -20,6 +21,8 @@ final class ResolutionFrame: Sendable {
     /// The provider being built.
     let provider: any AnyProviderBox
     let parent: ResolutionFrame?
+    /// The number of frames above this one: 0 for a top-level build.
+    let depth: Int
     /// The build this frame's task waits for, if it waits.
     private let blockedOnStorage = LazyReference()
 
@@ -34,19 +37,47 @@ final class ResolutionFrame: Sendable {
         blockedOnStorage.existingLock(of: BuildAttempt?.self)
     }
 
-    /// The innermost build of the running task, if it is building a provider.
+    /// The innermost build of the running task, if it is building a provider: a synchronous build's, kept
+    /// for the running thread (the factory runs on it from start to end), else an asynchronous build's,
+    /// kept in a task local (the factory may resume on another thread).
     @usableFromInline
-    @TaskLocal static var current: ResolutionFrame?
+    static var current: ResolutionFrame? {
+        let word = threadSlot.word
+        if word == 0 { return suspendingCurrent }
+        let synchronous = ReferenceWord.instance(word, as: ResolutionFrame.self)
+        // A task a synchronous factory starts inline (`Task.immediate`) may build asynchronously on top of
+        // the thread's build: the innermost of the two is the deeper one.
+        guard let suspending = suspendingCurrent, suspending.depth > synchronous.depth else { return synchronous }
+        return suspending
+    }
 
-    /// Runs `body` with `frame` as the running task's innermost build.
+    /// The innermost synchronous build of the running thread (unretained: ``withCurrent(_:_:)`` keeps it
+    /// alive while it is installed). A thread-local word rather than a task-local push, which allocates
+    /// outside a task and costs a few hundred instructions on every build.
+    @usableFromInline
+    static let threadSlot = ThreadSlot()
+
+    /// The innermost asynchronous build of the running task.
+    @TaskLocal static var suspendingCurrent: ResolutionFrame?
+
+    /// Runs `body`, a synchronous factory, with `frame` as the running thread's innermost build.
     @usableFromInline
     static func withCurrent<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) rethrows -> Result {
-        try $current.withValue(frame, operation: body)
+        try withExtendedLifetime(frame) { try threadSlot.withWord(ReferenceWord.unretained(frame), body) }
+    }
+
+    /// Runs `body`, an asynchronous factory, with `frame` as the running task's innermost build.
+    static func withCurrent<Result>(
+        _ frame: ResolutionFrame,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $suspendingCurrent.withValue(frame, operation: body)
     }
 
     private init(provider: any AnyProviderBox, parent: ResolutionFrame?) {
         self.provider = provider
         self.parent = parent
+        self.depth = parent.map { $0.depth + 1 } ?? 0
     }
 
     /// The provider's name in messages, e.g. `Database (singleton)`: made only when a message needs it.

@@ -1,13 +1,5 @@
 // The defaults a thread is computing, to find a default that reads itself before it waits forever.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 // MARK: - DefaultFrame
 
 /// One key's ``ContextKey/defaultValue`` being computed, linked to the default whose computation read it:
@@ -55,27 +47,19 @@ final class DefaultFrame: Sendable {
 
     // MARK: - The running thread's path
 
-    /// The thread-local slot holding the innermost frame of the running thread (unretained: the frame is
-    /// kept alive by ``withCurrent(_:_:)`` for as long as it is installed).
-    private static let slot: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key, nil)
-        precondition(result == 0, "pthread_key_create failed with \(result)")
-        return key
-    }()
+    /// The innermost frame of the running thread (unretained: the frame is kept alive by
+    /// ``withCurrent(_:_:)`` for as long as it is installed).
+    private static let slot = ThreadSlot()
 
     /// The innermost default the running thread is computing, if any.
     static var current: DefaultFrame? {
-        let word = UInt(bitPattern: pthread_getspecific(slot))
+        let word = slot.word
         return word == 0 ? nil : ReferenceWord.instance(word, as: DefaultFrame.self)
     }
 
     /// Runs `body` (a default's computation) with `frame` as the running thread's innermost frame.
     static func withCurrent<Result>(_ frame: DefaultFrame, _ body: () -> Result) -> Result {
-        let previous = pthread_getspecific(slot)
-        pthread_setspecific(slot, UnsafeRawPointer(bitPattern: ReferenceWord.unretained(frame)))
-        defer { pthread_setspecific(slot, previous) }
-        return withExtendedLifetime(frame) { body() }
+        withExtendedLifetime(frame) { slot.withWord(ReferenceWord.unretained(frame), body) }
     }
 
     // MARK: - Waiting for another computation
