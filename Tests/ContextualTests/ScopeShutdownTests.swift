@@ -21,6 +21,30 @@ struct ScopeShutdownTests {
         #expect(request.isEnded)
     }
 
+    @Test("A provider whose objects change class between builds shuts down exactly those that adopt ScopeShutdown")
+    func objectsOfChangingClasses() async throws {
+        let log = Collector<String>()
+        let counter = Collector<Int>()
+        let app = Context(name: "app") {
+            $0.provide(Job.self, lifetime: .scoped) { _ -> Job in
+                counter.append(1)
+                switch counter.all.count % 3 {
+                case 0: return Job(name: "plain")
+                case 1: return ClosingJob(name: "closing", log: log)
+                default: return CommittingJob(name: "committing", log: log)
+                }
+            }
+        }
+        // Each class built several times, in turn: a remembered conformance must never be used for
+        // another class.
+        for _ in 0..<9 {
+            let request = app.scope(name: "request")
+            _ = try request.require(Job.self)
+            try await request.shutdown()
+        }
+        #expect(log.all == Array(repeating: ["closing closed", "committing committed"], count: 3).flatMap { $0 })
+    }
+
     @Test("Errors thrown on shutdown are collected and reported, and every object is still shut down")
     func errorsCollected() async throws {
         let log = Collector<String>()
@@ -110,4 +134,33 @@ final class Cursor: ScopeShutdown {
         log.append("shutdown cursor")
         if let failure { throw failure }
     }
+}
+
+// MARK: - Objects of changing classes
+
+/// A job that has nothing to shut down.
+private class Job: @unchecked Sendable {
+    // `@unchecked`: every stored property is a `let` of a `Sendable` type; subclasses add only those.
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+/// A job that closes on shutdown.
+private final class ClosingJob: Job, ScopeShutdown, @unchecked Sendable {
+    let log: Collector<String>
+    init(name: String, log: Collector<String>) {
+        self.log = log
+        super.init(name: name)
+    }
+    func shutdown() async throws { log.append("\(name) closed") }
+}
+
+/// Another job that adopts ScopeShutdown, with its own conformance.
+private final class CommittingJob: Job, ScopeShutdown, @unchecked Sendable {
+    let log: Collector<String>
+    init(name: String, log: Collector<String>) {
+        self.log = log
+        super.init(name: name)
+    }
+    func shutdown() async throws { log.append("\(name) committed") }
 }

@@ -37,6 +37,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// the first build): see ``shutdownObject(_:)``.
     @usableFromInline
     let shutdownConformance = Atomic<UInt>(0)
+    /// A ``ShutdownOpener`` for the first class built that adopts ``ScopeShutdown``; made on first use.
+    @usableFromInline
+    let shutdownOpener = LazyReference()
     /// What the provider is besides a plain one: a forwarding, or the builder behind a factory.
     let role: ProviderRole
     /// A provider bound to the same registrar as this one (the builder behind a factory).
@@ -252,15 +255,33 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     }
 
     /// `value` as a ``ScopeShutdown``, if its type adopts it. Whether the type of the last object
-    /// adopts it is remembered, so that a provider of a type that does not (most) pays for a dynamic
-    /// cast once, not on every build.
+    /// adopts it is remembered, and for the first class that does, its conformance: a provider pays for
+    /// a dynamic cast once, not on every build, whether its objects adopt it or not (most).
     @inlinable
     func shutdownObject(_ value: Value) -> (any ScopeShutdown)? {
         // A type's metadata is aligned: its low bit is free to say whether the type adopts it.
         let typeBits = UInt(bitPattern: ObjectIdentifier(type(of: value)))
         let known = shutdownConformance.load(ordering: .relaxed)
-        if known & ~1 == typeBits && known & 1 == 0 { return nil }
+        if known & ~1 == typeBits {
+            if known & 1 == 0 { return nil }
+            // A provider of a class (not of a protocol existential) opens its objects without a cast.
+            if let reference = classReference(value) {
+                let opened = shutdownOpener.withInstance(as: ShutdownOpener.self) { opener in
+                    opener.typeBits == typeBits ? opener.open(reference) : nil
+                }
+                if case let object?? = opened { return object }
+            }
+        }
+        return findShutdownConformance(of: value, typeBits: typeBits)
+    }
+
+    /// ``shutdownObject(_:)`` for a type not seen last: a dynamic cast, remembered.
+    @usableFromInline
+    func findShutdownConformance(of value: Value, typeBits: UInt) -> (any ScopeShutdown)? {
         let object = value as? any ScopeShutdown
+        if let object, shutdownOpener.load(as: ShutdownOpener.self) == nil {
+            _ = shutdownOpener.storeIfNil(ShutdownOpener(object))
+        }
         shutdownConformance.store(typeBits | (object == nil ? 0 : 1), ordering: .relaxed)
         return object
     }

@@ -142,3 +142,12 @@ func keptValue<Value: Sendable>(_ word: UInt, as type: Value.Type) -> Value {
     }
     return unboxValue(word, as: Value.self)
 }
+
+/// `value` as the reference it is, when `Value` is a class (folded to a constant where `Value` is
+/// known), else nil: for code that needs an `AnyObject` without the dynamic cast of `as AnyObject`.
+@inlinable
+func classReference<Value>(_ value: Value) -> AnyObject? {
+    guard keepsInstanceDirectly(Value.self) else { return nil }
+    // Safe: `Value` is a class, so `value` is one reference, which is what an `AnyObject` is.
+    return unsafeBitCast(value, to: AnyObject.self)
+}
