@@ -275,8 +275,10 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         return findShutdownConformance(of: value, typeBits: typeBits)
     }
 
-    /// ``shutdownObject(_:)`` for a type not seen last: a dynamic cast, remembered.
-    @usableFromInline
+    /// ``shutdownObject(_:)`` for a type not seen last: a dynamic cast, remembered. Inlinable, so that
+    /// the cast is specialized for `Value`: unspecialized, it goes through the runtime's most general
+    /// cast, several times dearer.
+    @inlinable
     func findShutdownConformance(of value: Value, typeBits: UInt) -> (any ScopeShutdown)? {
         let object = value as? any ScopeShutdown
         if let object, shutdownOpener.load(as: ShutdownOpener.self) == nil {

@@ -20,6 +20,7 @@ final class ShutdownOpener: Sendable {
     let open: @Sendable (AnyObject) -> any ScopeShutdown
 
     /// An opener for the class of `object`.
+    @usableFromInline
     init(_ object: any ScopeShutdown) {
         typeBits = UInt(bitPattern: ObjectIdentifier(type(of: object)))
         open = ShutdownOpener.opener(opening: object)

@@ -38,6 +38,7 @@ struct LazyReference: ~Copyable, Sendable {
     }
 
     /// The instance, if set.
+    @inlinable
     func load<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
         let bits = bits.load(ordering: .acquiring)
         if bits == 0 { return nil }
@@ -45,6 +46,7 @@ struct LazyReference: ~Copyable, Sendable {
     }
 
     /// Sets the instance unless it was set, and returns the instance that is set.
+    @inlinable
     func storeIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
         let new = ReferenceWord.retained(instance)
         let (exchanged, current) = bits.compareExchange(
