@@ -19,9 +19,12 @@ private func work(milliseconds: Int) {
 
 /// App → Repository → Pool → Config, with Handler scoped on top; Config sorts first, so it is built
 /// before the providers that read it: their edge to it comes from the read, not from a nested build.
-private func wiredApp(poolMilliseconds: Int = 0) -> Context {
+private func wiredApp(poolMilliseconds: Int = 0, othersMilliseconds: Int = 0) -> Context {
     Context(name: "app") {
-        $0.provide(Config.self, lifetime: .singleton) { _ in Config() }
+        $0.provide(Config.self, lifetime: .singleton) { _ in
+            work(milliseconds: othersMilliseconds)
+            return Config()
+        }
         $0.provide(Pool.self, lifetime: .singleton) { ctx in
             _ = try ctx.require(Config.self)
             work(milliseconds: poolMilliseconds)
@@ -29,6 +32,7 @@ private func wiredApp(poolMilliseconds: Int = 0) -> Context {
         }
         $0.provide(Repository.self, lifetime: .singleton) { ctx in
             _ = try ctx.require(Pool.self)
+            work(milliseconds: othersMilliseconds)
             return Repository()
         }
         $0.provide(Handler.self, lifetime: .scoped) { ctx in
@@ -276,8 +280,10 @@ struct BootReportTests {
     @Test("a provider made slower on purpose is caught by the comparison, and not without a tolerance")
     func slowerProvider() async throws {
         // 2 ms, then 200 ms: a ratio of 100 on an idle machine, and well above 3 under the parallel tests.
-        let baseline = await wiredApp(poolMilliseconds: 2).bootReport()
-        let slower = await wiredApp(poolMilliseconds: 200).bootReport()
+        // The other factories work 20 ms in both runs: a factory of a few microseconds can take 3x as
+        // long by a single preemption (seen under ThreadSanitizer), which is noise, not a slower provider.
+        let baseline = await wiredApp(poolMilliseconds: 2, othersMilliseconds: 20).bootReport()
+        let slower = await wiredApp(poolMilliseconds: 200, othersMilliseconds: 20).bootReport()
         let comparison = try slower.compared(to: baseline, timeTolerance: 3)
         #expect(!comparison.passed)
         #expect(comparison.slower.map(\.provider) == ["Pool (singleton)"])
