@@ -229,6 +229,29 @@ extension Context {
         return try lookupObjectSlowly(type)
     }
 
+    /// The object under `type` read in place from this context's initial values, as `object(type)` on
+    /// the values handed to a read would give it, without copying them (a copy of a context's values
+    /// retains and releases five references): for `@Injected(T.self)`'s first reads, which run while
+    /// nothing in the tree changed. A provider's failure stops the process, unless a `require` waits
+    /// for it (then nil).
+    ///
+    /// - Precondition: ``readsInitial``, and no observation recorder is active.
+    @inlinable
+    func initialObject<T: Sendable>(_ type: T.Type) -> T? {
+        let raw = initial.rawBox(StorageID(object: type))
+        if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: T.self) }
+        if let built = initial.builtSingleton(raw, as: T.self) { return built }
+        do {
+            return try ReferenceWord.instance(raw & ~1, as: ProviderBox<T>.self).resolve(from: self)
+        } catch {
+            if let sink = FailureSink.current {
+                sink.record(error)
+                return nil
+            }
+            failHard(error)
+        }
+    }
+
     @usableFromInline
     func lookupObjectSlowly<T: Sendable>(_ type: T.Type) throws(ContextError) -> T? {
         switch try objectEntry(type) {

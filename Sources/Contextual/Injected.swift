@@ -142,13 +142,13 @@ public struct Injected<Value: Sendable>: Sendable {
             // The first read only evaluates: a service made per request mostly reads each property once,
             // and keeping a value (a box) or learning which entries a read depends on costs more than
             // the read.
-            if let value = context.withValues(evaluate) { return value }
+            if let value = readInitial(context, evaluate) { return value }
         } else if context.readsInitial, case .object = source,
             !memo.readsUnstableEntries.load(ordering: .relaxed)
         {
             // From the second read on, an object read by type is kept if its one entry is stable (a
             // value, or a singleton built), with no recording of what was read.
-            if let value = context.withValues(evaluate) {
+            if let value = readInitial(context, evaluate) {
                 if context.initial.isStable(StorageID(object: Value.self)) { return memo.storeInitial(value) }
                 memo.readsUnstableEntries.store(true, ordering: .relaxed)
                 return value
@@ -177,6 +177,14 @@ public struct Injected<Value: Sendable>: Sendable {
             return value
         }
         context.missingObject(Value.self)
+    }
+
+    /// What `context`'s initial values give, in a chain with providers: an object by type read in place
+    /// (the values are not copied to name the reader), anything else through `evaluate`.
+    @inlinable
+    func readInitial(_ context: Context, _ evaluate: (ContextValues) -> Value?) -> Value? {
+        if case .object = source, !context.isEnded { return context.initialObject(Value.self) }
+        return context.withValues(evaluate)
     }
 
     /// The property itself, to reach its ``context``: `$logger.context`.
