@@ -26,6 +26,37 @@ struct CycleTests {
         #expect(again?.resolutionPath == ["ServiceB (singleton)", "ServiceA (singleton)", "ServiceB (singleton)"])
     }
 
+    @Test("An async build a synchronous factory starts inline (Task.immediate) is on that factory's path")
+    func asyncBuildStartedInlineBySynchronousFactory() async throws {
+        let paths = Collector<[String]>()
+        let tasks = Collector<Task<Void, Never>>()
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .singleton) { ctx in
+                // Runs here, on this thread, until it suspends: while ServiceA is being built.
+                let task = Task.immediate {
+                    do {
+                        _ = try await ctx.prepare(ServiceB.self)
+                    } catch let error as ContextError {
+                        paths.append(error.resolutionPath)
+                    } catch {
+                        paths.append(["unexpected: \(error)"])
+                    }
+                }
+                tasks.append(task)
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .singleton) { ctx async throws in
+                _ = try ctx.require(ServiceA.self)
+                return ServiceB()
+            }
+        }
+        _ = try app.require(ServiceA.self)
+        for task in tasks.all { await task.value }
+        // The async build of ServiceB is the innermost one when its factory asks for ServiceA, not the
+        // synchronous build of ServiceA the thread is in: the path goes through ServiceB.
+        #expect(paths.all == [["ServiceA (singleton)", "ServiceB (singleton)", "ServiceA (singleton)"]])
+    }
+
     @Test("A cycle of transient providers is detected instead of overflowing the stack")
     func transientCycleDoesNotOverflow() {
         let app = Context(name: "app") {
