@@ -141,8 +141,18 @@ struct FrozenTable: Sendable {
         return storage?.boxes.map { (StorageID(raw: $0.key), $0.value) } ?? []
     }
 
+    /// Runs `body` on every entry (in no particular order), without collecting them first.
+    func forEachEntry(_ body: (StorageID, any ContextBox) -> Void) {
+        if let single { return body(StorageID(raw: singleID), single) }
+        guard let storage else { return }
+        for (raw, box) in storage.boxes { body(StorageID(raw: raw), box) }
+    }
+
+    /// Every entry by identity: the dictionary a larger table keeps anyway (no copy is made until it is
+    /// changed), a one-entry one for a single entry.
     var dictionary: [UInt: any ContextBox] {
-        Dictionary(uniqueKeysWithValues: entries.map { ($0.id.raw, $0.box) })
+        if let single { return [singleID: single] }
+        return storage?.boxes ?? [:]
     }
 
     /// Whether both tables are the same storage (and so hold the same entries).
@@ -175,11 +185,12 @@ struct FrozenTable: Sendable {
     /// `Equatable` value) has not changed: observers are told about what they would see change only.
     func changedIDs(from earlier: FrozenTable) -> [UInt] {
         var changed: [UInt] = []
-        for entry in entries where earlier.rawBox(entry.id) != rawBox(entry.id) {
-            if let old = earlier.box(entry.id), entry.box.holdsSameValue(as: old) { continue }
-            changed.append(entry.id.raw)
+        forEachEntry { id, box in
+            guard earlier.rawBox(id) != rawBox(id) else { return }
+            if let old = earlier.box(id), box.holdsSameValue(as: old) { return }
+            changed.append(id.raw)
         }
-        for entry in earlier.entries where rawBox(entry.id) == 0 { changed.append(entry.id.raw) }
+        earlier.forEachEntry { id, _ in if rawBox(id) == 0 { changed.append(id.raw) } }
         return changed
     }
 
@@ -195,7 +206,7 @@ struct FrozenTable: Sendable {
         if overrides.count == 0 { return base }
         if base.count == 0 { return overrides }
         var all = base.dictionary
-        for entry in overrides.entries { all[entry.id.raw] = entry.box }
+        overrides.forEachEntry { id, box in all[id.raw] = box }
         return FrozenTable(all)
     }
 }
