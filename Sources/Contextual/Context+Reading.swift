@@ -229,26 +229,17 @@ extension Context {
         return try lookupObjectSlowly(type)
     }
 
-    /// The object under `type` read in place from this context's initial values, as `object(type)` on
-    /// the values handed to a read would give it, without copying them (a copy of a context's values
-    /// retains and releases five references): for `@Injected(T.self)`'s first reads, which run while
-    /// nothing in the tree changed. A provider's failure stops the process, unless a `require` waits
-    /// for it (then nil).
-    ///
-    /// - Precondition: ``readsInitial``, and no observation recorder is active.
+    /// The object under `type`, or nil when none is provided, as `object(type)` on the values handed to
+    /// a read gives it, but without copying them to name the reader (a copy of a context's values
+    /// retains and releases five references): for `@Injected(T.self)`. A provider's failure stops the
+    /// process, unless a `require` waits for it (then nil).
     @inlinable
-    func initialObject<T: Sendable>(_ type: T.Type) -> T? {
-        let raw = initial.rawBox(StorageID(object: type))
-        if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: T.self) }
-        if let built = initial.builtSingleton(raw, as: T.self) { return built }
+    func lookupObjectOrStop<T: Sendable>(_ type: T.Type) -> T? {
         do {
-            return try ReferenceWord.instance(raw & ~1, as: ProviderBox<T>.self).resolve(from: self)
+            return try lookupObject(type)
         } catch {
-            if let sink = FailureSink.current {
-                sink.record(error)
-                return nil
-            }
-            failHard(error)
+            FailureSink.recordOrStop(error)
+            return nil
         }
     }
 

@@ -179,11 +179,11 @@ public struct Injected<Value: Sendable>: Sendable {
         context.missingObject(Value.self)
     }
 
-    /// What `context`'s initial values give, in a chain with providers: an object by type read in place
-    /// (the values are not copied to name the reader), anything else through `evaluate`.
+    /// What `context`'s values give, in a chain with providers: an object by type read in place (the
+    /// values are not copied to name the reader), anything else through `evaluate`.
     @inlinable
     func readInitial(_ context: Context, _ evaluate: (ContextValues) -> Value?) -> Value? {
-        if case .object = source, !context.isEnded { return context.initialObject(Value.self) }
+        if case .object = source { return context.lookupObjectOrStop(Value.self) }
         return context.withValues(evaluate)
     }
 

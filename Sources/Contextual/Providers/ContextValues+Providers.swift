@@ -112,12 +112,9 @@ extension ContextValues {
         do {
             return try resolveProvider(raw, as: Key.Value.self)
         } catch {
-            if let sink = FailureSink.current {
-                // `require` throws the error and discards this value.
-                sink.record(error)
-                return DefaultValueStore.shared.value(for: key)
-            }
-            fatalError(error.description)
+            FailureSink.recordOrStop(error)
+            // `require` throws the error and discards this value.
+            return DefaultValueStore.shared.value(for: key)
         }
     }
 
@@ -134,11 +131,8 @@ extension ContextValues {
             return try resolveProvider(raw, as: type)
         } catch {
             if endedScopeGivesNil && error.code == .scopeEnded { return nil }
-            if let sink = FailureSink.current {
-                sink.record(error)
-                return nil
-            }
-            fatalError(error.description)
+            FailureSink.recordOrStop(error)
+            return nil
         }
     }
 

@@ -208,6 +208,14 @@ final class FailureSink: Sendable {
         return sink
     }
 
+    /// Leaves `error` for the running `require`, if one waits for it; else stops the process with the
+    /// error's message (a read through a key path or a property cannot throw).
+    @usableFromInline
+    static func recordOrStop(_ error: ContextError) {
+        guard let sink = current else { fatalError(error.description) }
+        sink.record(error)
+    }
+
     @usableFromInline
     func record(_ error: ContextError) {
         errors.withLock { $0.append(error) }
