@@ -124,10 +124,7 @@ func keepsInstanceDirectly<Value>(_ type: Value.Type) -> Bool {
 /// each one a request builds.
 @inlinable
 func keptWord<Value: Sendable>(_ value: Value) -> UInt {
-    if keepsInstanceDirectly(Value.self) {
-        // Safe: `Value` is a class, so `value` is one reference, which is what an `AnyObject` is.
-        return ReferenceWord.retained(unsafeBitCast(value, to: AnyObject.self))
-    }
+    if let object = classReference(value) { return ReferenceWord.retained(object) }
     return ReferenceWord.retained(ValueBox(value))
 }
 
