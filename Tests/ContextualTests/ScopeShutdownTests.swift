@@ -24,25 +24,32 @@ struct ScopeShutdownTests {
     @Test("A provider whose objects change class between builds shuts down exactly those that adopt ScopeShutdown")
     func objectsOfChangingClasses() async throws {
         let log = Collector<String>()
-        let counter = Collector<Int>()
+        let built = Collector<Int>()
+        // Each class in runs and in turns: the conformance remembered for the first class that adopts
+        // ScopeShutdown (closing) must not be used for another (committing, built twice in a row), and a
+        // class that does not adopt it (plain) is not shut down.
+        let kinds = ["closing", "closing", "committing", "committing", "plain", "plain", "closing", "committing"]
         let app = Context(name: "app") {
             $0.provide(Job.self, lifetime: .scoped) { _ -> Job in
-                counter.append(1)
-                switch counter.all.count % 3 {
-                case 0: return Job(name: "plain")
-                case 1: return ClosingJob(name: "closing", log: log)
-                default: return CommittingJob(name: "committing", log: log)
+                built.append(1)
+                switch kinds[built.all.count - 1] {
+                case "closing": return ClosingJob(name: "closing", log: log)
+                case "committing": return CommittingJob(name: "committing", log: log)
+                default: return Job(name: "plain", log: log)
                 }
             }
         }
-        // Each class built several times, in turn: a remembered conformance must never be used for
-        // another class.
-        for _ in 0..<9 {
+        for _ in kinds {
             let request = app.scope(name: "request")
             _ = try request.require(Job.self)
             try await request.shutdown()
         }
-        #expect(log.all == Array(repeating: ["closing closed", "committing committed"], count: 3).flatMap { $0 })
+        #expect(
+            log.all == [
+                "closing closed", "closing closed", "committing committed", "committing committed",
+                "closing closed", "committing committed",
+            ]
+        )
     }
 
     @Test("Errors thrown on shutdown are collected and reported, and every object is still shut down")
@@ -138,29 +145,25 @@ final class Cursor: ScopeShutdown {
 
 // MARK: - Objects of changing classes
 
-/// A job that has nothing to shut down.
+/// A job that has nothing to shut down; its subclasses do, each in its own way, so that a provider
+/// whose objects change class between builds must open each one with its own class's conformance.
 private class Job: @unchecked Sendable {
-    // `@unchecked`: every stored property is a `let` of a `Sendable` type; subclasses add only those.
+    // `@unchecked`: a non-final class (its subclasses are the point), whose only stored properties are
+    // `let`s of `Sendable` types; the subclasses add none.
     let name: String
-    init(name: String) { self.name = name }
+    let log: Collector<String>
+    init(name: String, log: Collector<String>) {
+        self.name = name
+        self.log = log
+    }
 }
 
 /// A job that closes on shutdown.
 private final class ClosingJob: Job, ScopeShutdown, @unchecked Sendable {
-    let log: Collector<String>
-    init(name: String, log: Collector<String>) {
-        self.log = log
-        super.init(name: name)
-    }
     func shutdown() async throws { log.append("\(name) closed") }
 }
 
 /// Another job that adopts ScopeShutdown, with its own conformance.
 private final class CommittingJob: Job, ScopeShutdown, @unchecked Sendable {
-    let log: Collector<String>
-    init(name: String, log: Collector<String>) {
-        self.log = log
-        super.init(name: name)
-    }
     func shutdown() async throws { log.append("\(name) committed") }
 }
