@@ -43,7 +43,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     private func withRunning<Result>(_ body: (inout RunningBuild) -> Result) -> Result {
         if let scopeLock { return Locked(buffer: scopeLock).withLock { _ in body(&running) } }
         // Safe: a cell has a scope's lock or its own.
-        return ownLock.unsafelyUnwrapped.withLock { _ in body(&running) }
+        return ownLock.unsafelyUnwrapped.withLock { body(&running) }
     }
 
     deinit {
