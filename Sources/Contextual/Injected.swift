@@ -96,11 +96,40 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
-        if ObservationRecorder.active == nil && memo.context.readsInitial {
-            let kept = memo.initialBits.load(ordering: .acquiring)
-            if kept != 0 { return memo.initialValue(at: kept) }
-        }
+        let kept = memo.warmAddress
+        if kept != 0 { return memo.initialValue(at: kept) }
         return readAfterChange()
+    }
+
+    /// The value of an `@Injected` property of a class (the compiler reads a wrapped property of a class
+    /// through this subscript rather than ``wrappedValue``).
+    ///
+    /// A property of a class is a `var` of an object that others may reach, so reading the wrapper copies
+    /// it out, retaining and releasing its reference. A warm read here takes the memo's address without a
+    /// reference (an optimized build then neither retains nor releases it): the object keeps the property,
+    /// which keeps its memo, and the warm read runs no code of the object's that could replace the
+    /// property. Any other read goes through the copy.
+    ///
+    /// ```swift
+    /// final class Handler {
+    ///     @Injected(\.logger) var logger  // read through here
+    /// }
+    /// ```
+    @inlinable
+    public static subscript<Enclosing: AnyObject>(
+        _enclosingInstance object: Enclosing,
+        wrapped wrappedKeyPath: KeyPath<Enclosing, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Enclosing, Injected<Value>>
+    ) -> Value {
+        // Always inlined into the class's property, where the key paths are constants (direct accesses).
+        @inline(__always) get {
+            let word = ReferenceWord.unretained(object[keyPath: storageKeyPath].memo)
+            let kept = ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.warmAddress }
+            if kept != 0 {
+                return ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.initialValue(at: kept) }
+            }
+            return object[keyPath: storageKeyPath].readAfterChange()
+        }
     }
 
     /// A read once something in the tree changed: what was kept from the published state, if still

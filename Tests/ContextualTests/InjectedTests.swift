@@ -96,6 +96,59 @@ struct InjectedTests {
         #expect(service.requestID == "v3")
     }
 
+    @Test("@Injected in a class or an actor reads as in a struct: warm, after an update, and tracked")
+    func readsInClassesAndActors() async {
+        final class Handler: @unchecked Sendable {
+            @Injected(\.requestID) var requestID
+            @Injected(Database.self) var database
+            @Injected(MemoryStore.self) var missingStore: MemoryStore?
+        }
+        actor Worker {
+            @Injected(\.requestID) var requestID
+            func read() -> String { requestID }
+        }
+        let app = Context(name: "app") {
+            $0.requestID = "v0"
+            $0.provide(Database(url: "db"))
+        }
+        let request = app.child(name: "request") { $0.verbosity = 1 }
+        let handler = request.run { Handler() }
+        let worker = request.run { Worker() }
+        for _ in 0..<2 {
+            #expect(handler.requestID == "v0")
+            #expect(handler.database.url == "db")
+            #expect(handler.missingStore == nil)
+            #expect(await worker.read() == "v0")
+        }
+        #expect(handler.$requestID.context === request)
+        // After an update, the warm read gives way to the published one.
+        app.update { $0.requestID = "v1" }
+        #expect(handler.requestID == "v1")
+        #expect(handler.requestID == "v1")
+        #expect(await worker.read() == "v1")
+        // A tracked read is recorded.
+        let changes = Counter()
+        ObservationRegistry.withTracking {
+            _ = handler.requestID
+        } onChange: {
+            changes.increment()
+        }
+        app.update { $0.requestID = "v2" }
+        #expect(changes.count == 1)
+        #expect(handler.requestID == "v2")
+        // Many tasks reading one object's property while the tree changes see only written values.
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask { (0..<500).allSatisfy { _ in ["v2", "v3"].contains(handler.requestID) } }
+            }
+            group.addTask {
+                app.update { $0.requestID = "v3" }
+                return true
+            }
+            for await readOnlyWrittenValues in group { #expect(readOnlyWrittenValues) }
+        }
+    }
+
     @Test("After an update, @Injected still builds a transient anew on each read")
     func publishedTransientIsNotKept() {
         struct Service {

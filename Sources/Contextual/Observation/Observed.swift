@@ -63,7 +63,19 @@ public struct Observed<Value: Sendable>: Sendable {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Observed<Value>>
     ) -> Value {
-        get { model[keyPath: storageKeyPath].storage.read(in: model.observationRegistry) }
+        // Always inlined into the model's property, so that the key paths are constants there and become
+        // direct accesses (not inlined, each read would project the key path at run time).
+        @inline(__always) get {
+            if let recorder = ObservationRecorder.active {
+                return model[keyPath: storageKeyPath].storage.read(in: model.observationRegistry, recording: recorder)
+            }
+            // The storage's address without a reference (an optimized build neither retains nor releases
+            // it, two atomic operations, as many as the read's lock): the model holds the storage (in this
+            // property, which only the model's own code can replace), and nothing between here and the
+            // end of the read runs code of the model's.
+            let word = ReferenceWord.unretained(model[keyPath: storageKeyPath].storage)
+            return ReferenceWord.withInstance(word, as: ObservedStorage<Value>.self) { $0.read() }
+        }
         set { model[keyPath: storageKeyPath].storage.write(newValue, in: model.observationRegistry) }
     }
 }
@@ -92,14 +104,18 @@ final class ObservedStorage<Value: Sendable>: Sendable {
 
     var version: UInt64 { versionCounter.load(ordering: .acquiring) }
 
+    /// The value, for a read with nobody tracking.
     @inlinable
-    func read(in registry: ObservationRegistry) -> Value {
-        if let recorder = ObservationRecorder.active {
-            let (value, version) = value.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
-            record(version, in: registry, recorder)
-            return value
-        }
-        return value.withLock { $0 }
+    func read() -> Value {
+        value.withLock { $0 }
+    }
+
+    /// The value, recorded for `recorder` with the version it had.
+    @inlinable
+    func read(in registry: ObservationRegistry, recording recorder: ObservationRecorder) -> Value {
+        let (value, version) = value.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
+        record(version, in: registry, recorder)
+        return value
     }
 
     @usableFromInline

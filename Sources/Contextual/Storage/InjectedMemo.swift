@@ -72,6 +72,14 @@ final class InjectedMemo<Value: Sendable>: Sendable {
         if old != 0 { tree.readers.retire(ReferenceWord.takeRetained(old, as: PublishedValue<Value>.self)) }
     }
 
+    /// The address of the kept value when a read may use it (nobody tracks reads and the context reads
+    /// its initial values), else 0.
+    @inlinable
+    var warmAddress: UInt {
+        guard ObservationRecorder.active == nil && context.readsInitial else { return 0 }
+        return initialBits.load(ordering: .acquiring)
+    }
+
     /// The value kept at `address`, a non-zero ``initialBits``. An instance method, not a static one: a
     /// debug build would look up the metadata of `InjectedMemo<Value>` to call a static one.
     @inlinable
