@@ -96,8 +96,11 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
-        let kept = memo.warmAddress
-        if kept != 0 { return memo.initialValue(at: kept) }
+        // `memo.warmAddress`, spelled out: a debug build would call it as a function (45 instructions).
+        if ObservationRecorder.active == nil && memo.context.readsInitial {
+            let kept = memo.initialBits.load(ordering: .acquiring)
+            if kept != 0 { return memo.initialValue(at: kept) }
+        }
         return readAfterChange()
     }
 
