@@ -214,4 +214,19 @@ struct InjectedTests {
         #expect(stderr.contains("no object of type 'ContextualTests.Database'"))
         #expect(stderr.contains("'request' → 'app'"))
     }
+
+    @Test("A missing object read through @Injected in a class stops the process the same way")
+    func injectedMissingInClassStopsProcess() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Handler {
+                @Injected(Database.self) var database
+            }
+            let request = Context(name: "app").child(name: "request") { $0.requestID = "x" }
+            let handler = request.run { Handler() }
+            _ = handler.database
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("no object of type 'ContextualTests.Database'"))
+        #expect(stderr.contains("'request' → 'app'"))
+    }
 }
