@@ -104,14 +104,23 @@ public struct Injected<Value: Sendable>: Sendable {
         return readAfterChange()
     }
 
+    #if !DEBUG
     /// The value of an `@Injected` property of a class (the compiler reads a wrapped property of a class
     /// through this subscript rather than ``wrappedValue``).
     ///
     /// A property of a class is a `var` of an object that others may reach, so reading the wrapper copies
-    /// it out, retaining and releasing its reference. A warm read here takes the memo's address without a
-    /// reference (an optimized build then neither retains nor releases it): the object keeps the property,
-    /// which keeps its memo, and the warm read runs no code of the object's that could replace the
-    /// property. Any other read goes through the copy.
+    /// it out, retaining and releasing its reference. A warm read here takes the address of the property's
+    /// memo without a reference (an optimized build then neither retains nor releases it): the object,
+    /// kept alive for the read, holds the property, which holds its memo, and the warm read runs no code
+    /// of the object's that could replace the property. Any other read goes through the copy.
+    ///
+    /// Release builds only: in a debug build the compiler's call would project its key paths at run time
+    /// (about 2,700 instructions a read against 830 through ``wrappedValue``), so there a class reads the
+    /// property through ``wrappedValue``, as a struct does.
+    ///
+    /// The compiler calls it with the property's own storage. Assign the storage (`_logger`) only in the
+    /// class's initializer, as with any `@Injected` property: replacing it while another thread reads the
+    /// property is a data race.
     ///
     /// ```swift
     /// final class Handler {
@@ -124,16 +133,22 @@ public struct Injected<Value: Sendable>: Sendable {
         wrapped wrappedKeyPath: KeyPath<Enclosing, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Enclosing, Injected<Value>>
     ) -> Value {
-        // Always inlined into the class's property, where the key paths are constants (direct accesses).
+        // Always inlined (in an optimized build) into the class's property, where the key paths are
+        // constants: direct accesses, not key paths projected at run time.
         @inline(__always) get {
-            let word = ReferenceWord.unretained(object[keyPath: storageKeyPath].memo)
-            let kept = ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.warmAddress }
-            if kept != 0 {
-                return ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.initialValue(at: kept) }
+            // The object outlives the read even when the caller's reference is a temporary
+            // (`Handler().logger`): it holds the memo the read reaches without a reference.
+            withExtendedLifetime(object) {
+                let word = ReferenceWord.unretained(object[keyPath: storageKeyPath].memo)
+                let kept = ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.warmAddress }
+                if kept != 0 {
+                    return ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.initialValue(at: kept) }
+                }
+                return object[keyPath: storageKeyPath].readAfterChange()
             }
-            return object[keyPath: storageKeyPath].readAfterChange()
         }
     }
+    #endif
 
     /// A read once something in the tree changed: what was kept from the published state, if still
     /// current. Specialized where it is used, but never inlined, so that the loop around a warm read stays

@@ -121,8 +121,16 @@ struct InjectedTests {
             #expect(await worker.read() == "v0")
         }
         #expect(handler.$requestID.context === request)
+        // A tracked read of a property that has a warm value is recorded all the same.
+        let changesOfWarmRead = Counter()
+        ObservationRegistry.withTracking {
+            _ = handler.requestID
+        } onChange: {
+            changesOfWarmRead.increment()
+        }
         // After an update, the warm read gives way to the published one.
         app.update { $0.requestID = "v1" }
+        #expect(changesOfWarmRead.count == 1)
         #expect(handler.requestID == "v1")
         #expect(handler.requestID == "v1")
         #expect(await worker.read() == "v1")

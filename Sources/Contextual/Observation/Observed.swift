@@ -63,18 +63,31 @@ public struct Observed<Value: Sendable>: Sendable {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Observed<Value>>
     ) -> Value {
-        // Always inlined into the model's property, so that the key paths are constants there and become
-        // direct accesses (not inlined, each read would project the key path at run time).
+        // Always inlined (in an optimized build) into the model's property, so that the key paths are
+        // constants there and become direct accesses (not inlined, each read would project the key path at
+        // run time).
         @inline(__always) get {
+            #if DEBUG
+            // A debug build projects the key path at run time: once, and nothing more.
+            let storage = model[keyPath: storageKeyPath].storage
+            if let recorder = ObservationRecorder.active {
+                return storage.read(in: model.observationRegistry, recording: recorder)
+            }
+            return storage.read()
+            #else
             if let recorder = ObservationRecorder.active {
                 return model[keyPath: storageKeyPath].storage.read(in: model.observationRegistry, recording: recorder)
             }
             // The storage's address without a reference (an optimized build neither retains nor releases
-            // it, two atomic operations, as many as the read's lock): the model holds the storage (in this
-            // property, which only the model's own code can replace), and nothing between here and the
-            // end of the read runs code of the model's.
-            let word = ReferenceWord.unretained(model[keyPath: storageKeyPath].storage)
-            return ReferenceWord.withInstance(word, as: ObservedStorage<Value>.self) { $0.read() }
+            // it, two atomic operations, as many as the read's lock): the model, kept alive for the read,
+            // holds the storage (in this property, which only the model's own code can replace, and only
+            // in its initializer), and nothing between here and the end of the read runs code of the
+            // model's.
+            return withExtendedLifetime(model) {
+                let word = ReferenceWord.unretained(model[keyPath: storageKeyPath].storage)
+                return ReferenceWord.withInstance(word, as: ObservedStorage<Value>.self) { $0.read() }
+            }
+            #endif
         }
         set { model[keyPath: storageKeyPath].storage.write(newValue, in: model.observationRegistry) }
     }
