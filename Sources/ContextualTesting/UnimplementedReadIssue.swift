@@ -37,26 +37,62 @@ enum UnimplementedReadIssue {
     /// of the standard library then lose their symbols).
     private static let symbolication = Mutex(())
 
-    /// The return addresses, in the standard library, of a key path assignment's read of the old value:
-    /// learned once by making one. The standard library's frames are not always symbolicated (after a
-    /// first symbolication, this toolchain's often leaves them without a symbol), its addresses always are.
-    private static let keyPathWriteAddresses: Set<Backtrace.Address> = {
-        let learned = Mutex<Set<Backtrace.Address>>([])
+    /// The return addresses, in the standard library, of a key path assignment's read of the old value,
+    /// innermost first: learned once by making one. The standard library's frames are not always
+    /// symbolicated (after a first symbolication, this toolchain's often leaves them without a symbol), its
+    /// addresses always are. They are matched as a sequence: in an optimized build an ordinary key path
+    /// read passes through some of the same functions.
+    ///
+    /// The probe is usually made during the first unimplemented read, so its stack has the real read
+    /// below it: the addresses are the standard library's frames just inside the probe's own assignment
+    /// (the configuring closure that `child` calls), found from the outside in.
+    private static let keyPathWriteAddresses: [Backtrace.Address] = {
+        let learned = Mutex<[Backtrace.Address]>([])
         let probe = Context.testing(
             name: nil,
             onUnimplementedRead: { _ in
                 guard let backtrace = try? Backtrace.capture(),
-                    let frames = symbolication.withLock({ _ in backtrace.symbolicated()?.frames }),
-                    let thunk = frames.firstIndex(where: { $0.symbol?.name.hasPrefix("key path getter for") == true })
+                    let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated() }),
+                    let child = symbolicated.frames.firstIndex(where: {
+                        $0.symbol?.name.contains("Context.makeChild") == true
+                    })
                 else { return }
-                let addresses = frames[(thunk + 1)...].prefix(2).map(\.captured.adjustedProgramCounter)
-                learned.withLock { $0.formUnion(addresses) }
+                let frames = symbolicated.frames
+                // The standard library's frames, which this toolchain's symbolication often leaves
+                // without a symbol (its image ranges do not always cover them either).
+                func inStandardLibrary(_ frame: SymbolicatedBacktrace.Frame) -> Bool {
+                    frame.symbol.map { $0.imageName.hasPrefix("libswiftCore") } ?? true
+                }
+                // Outward from the innermost `makeChild`: past the closure it calls (and its thunks) to
+                // the standard library's frames of the assignment.
+                var index = child - 1
+                while index >= max(0, child - 4), !inStandardLibrary(frames[index]) { index -= 1 }
+                var addresses: [Backtrace.Address] = []
+                while index >= 0, inStandardLibrary(frames[index]) {
+                    addresses.insert(frames[index].captured.adjustedProgramCounter, at: 0)
+                    index -= 1
+                }
+                learned.withLock { if $0.isEmpty { $0 = addresses } }
             }
         )
         let path = opaqueProbePath()
         _ = probe.child { $0[keyPath: path] = 1 }
         return learned.withLock { $0 }
     }()
+
+    /// Whether the frames from `index` on are a key path assignment's read of the old value.
+    private static func isKeyPathWrite(_ frames: [SymbolicatedBacktrace.Frame], at index: Int) -> Bool {
+        let learned = keyPathWriteAddresses
+        guard !learned.isEmpty, index + learned.count <= frames.count else { return false }
+        return learned.indices.allSatisfy { frames[index + $0].captured.adjustedProgramCounter == learned[$0] }
+    }
+
+    /// Whether `name` is a read of the library's (`Context.subscript.getter`, `Injected.wrappedValue`),
+    /// as a frame inlined into user code names it.
+    private static func isLibraryRead(_ name: String) -> Bool {
+        let name = name.hasPrefix("specialized ") ? name.dropFirst("specialized ".count) : name[...]
+        return name.hasPrefix("Context.") || name.hasPrefix("Injected.") || name.hasPrefix("Injected<")
+    }
 
     /// Whether `image` is the toolchain's (the standard library, concurrency, Testing), not the user's.
     private static func isToolchainImage(_ image: String) -> Bool {
@@ -73,8 +109,8 @@ enum UnimplementedReadIssue {
         else {
             return (nil, false)
         }
-        for frame in frames {
-            if keyPathWriteAddresses.contains(frame.captured.adjustedProgramCounter) { return (nil, true) }
+        for (index, frame) in frames.enumerated() {
+            if isKeyPathWrite(frames, at: index) { return (nil, true) }
             guard let symbol = frame.symbol else { continue }
             if symbol.name.contains("_projectMutableAddress") || symbol.name.contains("swift_setAt") {
                 return (nil, true)
@@ -90,6 +126,10 @@ enum UnimplementedReadIssue {
             }
             // A key's accessor (`get { self[Key.self] }`) or its key path thunk: the read is the caller.
             if symbol.name.contains("ContextValues.") { continue }
+            // In an optimized build, the accessor is inlined into the library's subscript or property
+            // wrapper, which is inlined into the reader: a frame named after the library's read, placed
+            // at the accessor's line. The read is the caller.
+            if isLibraryRead(symbol.name) { continue }
             let components = path.split(separator: "/")
             guard components.count >= 2 else { continue }
             let fileID = "\(components[components.count - 2])/\(components[components.count - 1])"

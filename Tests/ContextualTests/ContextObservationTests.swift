@@ -19,7 +19,7 @@ struct ContextObservationTests {
         #expect(atChild.all == ["v2"])
         child.update { $0.verbosity = 2 }
         #expect(atChild.all == ["v2"])
-        _ = tokens
+        withExtendedLifetime(tokens) {}  // an optimized build would end them at their last use
     }
 
     @Test("An override between the change and the observer shields it; adding or removing one notifies")
@@ -70,7 +70,7 @@ struct ContextObservationTests {
         #expect(replaced.all == ["City Library"])
         app.update { $0.removeObject(for: Library.self) }
         #expect(replaced.all == ["City Library", "none"])
-        _ = tokens
+        withExtendedLifetime(tokens) {}  // an optimized build would end them at their last use
     }
 
     @Test("An object observed under a key path changes only when a different object is set")
@@ -148,7 +148,7 @@ struct ContextObservationTests {
         #expect(weakChild == nil)
         app.update { $0.verbosity = 2 }  // the observer's context is gone: the subscription ends
         #expect(app.tree.observers.subscriptionCount == 0)
-        _ = token
+        withExtendedLifetime(token) {}
     }
 
     @Test("Concurrent updates and observers lose no final value")
@@ -174,6 +174,6 @@ struct ContextObservationTests {
             #expect(collector.all.last == final)
             #expect(Set(collector.all).count == collector.all.count)
         }
-        _ = tokens
+        withExtendedLifetime(tokens) {}  // an optimized build would end them at their last use
     }
 }

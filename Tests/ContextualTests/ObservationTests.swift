@@ -37,7 +37,7 @@ struct ObservationTests {
         library.database = Database(url: "other")
         #expect(names.all == ["Town Library"])
         #expect(databases.all == ["other"])
-        _ = tokens
+        withExtendedLifetime(tokens) {}  // an optimized build would end them at their last use
     }
 
     @Test("cancel ends a subscription, is idempotent, and a released token ends it too")
@@ -199,7 +199,7 @@ struct ObservationTests {
             #expect(weakObserver?.seen.count == 1)
             token = nil
             #expect(weakObserver == nil)
-            _ = token
+            withExtendedLifetime(token) {}
         }
         #expect(weakLibrary == nil)
     }
@@ -241,7 +241,7 @@ struct ObservationTests {
         // after the last write.
         #expect(tracked.count <= 400)
         #expect(library.observationRegistry.subscriptionCount == 8 + (400 - tracked.count))
-        _ = tokens
+        withExtendedLifetime(tokens) {}  // an optimized build would end them at their last use
     }
 
     @Test("A first subscriber that races a write either read the written value or is told of it")
