@@ -96,7 +96,8 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
-        // `memo.warmAddress`, spelled out: a debug build would call it as a function (45 instructions).
+        // `memo.warmValue`, spelled out: a debug build would call it as a function and look up the
+        // metadata of `Optional<Value>`.
         if ObservationRecorder.active == nil && memo.context.readsInitial {
             let kept = memo.initialBits.load(ordering: .acquiring)
             if kept != 0 { return memo.initialValue(at: kept) }
@@ -136,16 +137,12 @@ public struct Injected<Value: Sendable>: Sendable {
         // Always inlined (in an optimized build) into the class's property, where the key paths are
         // constants: direct accesses, not key paths projected at run time.
         @inline(__always) get {
-            // The object outlives the read even when the caller's reference is a temporary
-            // (`Handler().logger`): it holds the memo the read reaches without a reference.
-            withExtendedLifetime(object) {
-                let word = ReferenceWord.unretained(object[keyPath: storageKeyPath].memo)
-                let kept = ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.warmAddress }
-                if kept != 0 {
-                    return ReferenceWord.withInstance(word, as: InjectedMemo<Value>.self) { $0.initialValue(at: kept) }
-                }
-                return object[keyPath: storageKeyPath].readAfterChange()
-            }
+            let warm = ReferenceWord.withHeldInstance(
+                in: object,
+                loading: { $0[keyPath: storageKeyPath].memo },
+                reading: { $0.warmValue }
+            )
+            return warm ?? object[keyPath: storageKeyPath].readAfterChange()
         }
     }
     #endif

@@ -121,28 +121,25 @@ struct InjectedTests {
             #expect(await worker.read() == "v0")
         }
         #expect(handler.$requestID.context === request)
-        // A tracked read of a property that has a warm value is recorded all the same.
-        let changesOfWarmRead = Counter()
-        ObservationRegistry.withTracking {
-            _ = handler.requestID
-        } onChange: {
-            changesOfWarmRead.increment()
+        /// How many times a tracked read of the handler's property is told of a change made by `change`.
+        func changesSeenByTrackedRead(_ change: (inout ContextValues) -> Void) -> Int {
+            let changes = Counter()
+            ObservationRegistry.withTracking {
+                _ = handler.requestID
+            } onChange: {
+                changes.increment()
+            }
+            app.update(change)
+            return changes.count
         }
-        // After an update, the warm read gives way to the published one.
-        app.update { $0.requestID = "v1" }
-        #expect(changesOfWarmRead.count == 1)
+        // A tracked read of a property that has a warm value is recorded all the same; after the update,
+        // the warm read gives way to the published one.
+        #expect(changesSeenByTrackedRead { $0.requestID = "v1" } == 1)
         #expect(handler.requestID == "v1")
         #expect(handler.requestID == "v1")
         #expect(await worker.read() == "v1")
-        // A tracked read is recorded.
-        let changes = Counter()
-        ObservationRegistry.withTracking {
-            _ = handler.requestID
-        } onChange: {
-            changes.increment()
-        }
-        app.update { $0.requestID = "v2" }
-        #expect(changes.count == 1)
+        // A tracked read after an update is recorded too.
+        #expect(changesSeenByTrackedRead { $0.requestID = "v2" } == 1)
         #expect(handler.requestID == "v2")
         // Many tasks reading one object's property while the tree changes see only written values.
         await withTaskGroup(of: Bool.self) { group in

@@ -72,12 +72,13 @@ final class InjectedMemo<Value: Sendable>: Sendable {
         if old != 0 { tree.readers.retire(ReferenceWord.takeRetained(old, as: PublishedValue<Value>.self)) }
     }
 
-    /// The address of the kept value when a read may use it (nobody tracks reads and the context reads
-    /// its initial values), else 0.
+    /// The kept value when a read may use it (nobody tracks reads, the context reads its initial values,
+    /// and a value was kept), else nil: a warm read in an optimized build.
     @inlinable
-    var warmAddress: UInt {
-        guard ObservationRecorder.active == nil && context.readsInitial else { return 0 }
-        return initialBits.load(ordering: .acquiring)
+    var warmValue: Value? {
+        guard ObservationRecorder.active == nil && context.readsInitial else { return nil }
+        let kept = initialBits.load(ordering: .acquiring)
+        return kept == 0 ? nil : initialValue(at: kept)
     }
 
     /// The value kept at `address`, a non-zero ``initialBits``. An instance method, not a static one: a

@@ -65,6 +65,25 @@ enum ReferenceWord {
         try unmanaged(word, as: type)._withUnsafeGuaranteedRef(body)
     }
 
+    /// Runs `body` on the instance `owner` holds (`load` reads it from one of `owner`'s stored
+    /// properties) without retaining it: an optimized build neither retains nor releases it. `owner` is
+    /// kept alive for the call, so a temporary owner is safe too.
+    ///
+    /// For a wrapper's reference read out of a class's `var` on a hot path.
+    ///
+    /// - Precondition: nothing in `body` replaces the property `load` reads (`body` runs no code of the
+    ///   owner's).
+    @inlinable @inline(__always)
+    static func withHeldInstance<Owner: AnyObject, Instance: AnyObject, Result>(
+        in owner: Owner,
+        loading load: (Owner) -> Instance,
+        reading body: (Instance) throws -> Result
+    ) rethrows -> Result {
+        try withExtendedLifetime(owner) {
+            try withInstance(unretained(load(owner)), as: Instance.self, body)
+        }
+    }
+
     /// Adds a reference to the instance at `word`.
     ///
     /// - Precondition: as ``unmanaged(_:as:)``.
