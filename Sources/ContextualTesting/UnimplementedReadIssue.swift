@@ -58,17 +58,17 @@ enum UnimplementedReadIssue {
                     })
                 else { return }
                 let frames = symbolicated.frames
-                // The standard library's frames, which this toolchain's symbolication often leaves
-                // without a symbol (its image ranges do not always cover them either).
-                func inStandardLibrary(_ frame: SymbolicatedBacktrace.Frame) -> Bool {
-                    frame.symbol.map { $0.imageName.hasPrefix("libswiftCore") } ?? true
+                // The toolchain's frames, which this toolchain's symbolication often leaves without a
+                // symbol (the backtrace's image ranges do not always cover them either).
+                func inToolchain(_ frame: SymbolicatedBacktrace.Frame) -> Bool {
+                    frame.symbol.map { isToolchainImage($0.imageName) } ?? true
                 }
                 // Outward from the innermost `makeChild`: past the closure it calls (and its thunks) to
                 // the standard library's frames of the assignment.
                 var index = child - 1
-                while index >= max(0, child - 4), !inStandardLibrary(frames[index]) { index -= 1 }
+                while index >= max(0, child - 4), !inToolchain(frames[index]) { index -= 1 }
                 var addresses: [Backtrace.Address] = []
-                while index >= 0, inStandardLibrary(frames[index]) {
+                while index >= 0, inToolchain(frames[index]) {
                     addresses.insert(frames[index].captured.adjustedProgramCounter, at: 0)
                     index -= 1
                 }
