@@ -56,8 +56,9 @@ public struct Injected<Value: Sendable>: Sendable {
     /// @Injected(\.logger) var logger
     /// @Injected(\.logger, from: app) var appLogger
     /// ```
+    @inlinable
     public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
-        self.memo = InjectedMemo(context: context, source: .keyPath(keyPath))
+        self.memo = InjectedMemo(context: context, source: .keyPath { $0[keyPath: keyPath] })
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -165,7 +166,7 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func evaluate(_ values: ContextValues) -> Value? {
         switch source {
-        case .keyPath(let keyPath): values[keyPath: keyPath]
+        case .keyPath(let read): read(values)
         case .object: values.object(Value.self)
         case .computed(let compute): compute(values)
         }
@@ -254,8 +255,11 @@ extension Injected {
     /// What an ``Injected`` reads.
     @usableFromInline
     enum Source: Sendable {
-        /// A value of the context, by key path.
-        case keyPath(KeyPath<ContextValues, Value> & Sendable)
+        /// A value of the context, by key path: a closure that applies the key path, made where the
+        /// property is declared (the initializer is inlined there), so that an optimized build turns it
+        /// into a direct call of the property's getter. Stored as a key path, it would be projected at run
+        /// time on every read that is not warm (about 900 instructions, a tenth of a request's cost).
+        case keyPath(@Sendable (ContextValues) -> Value)
         /// The object provided under `Value`; missing stops the process.
         case object
         /// Anything else (the optional object form, whose object type is not `Value`).

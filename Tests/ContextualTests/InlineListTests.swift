@@ -25,3 +25,21 @@ struct InlineListTests {
         #expect(Array(list) == [7])
     }
 }
+
+extension InlineListTests {
+    @Test("It counts, indexes and walks backwards, whether it holds one element or several")
+    func walksBackwards() {
+        var list = InlineList<String>()
+        #expect(list.count == 0)
+        #expect(Array(list.reversed()) == [])
+        list.append("scope")
+        #expect(list.count == 1)
+        #expect(list[0] == "scope")
+        #expect(Array(list.reversed()) == ["scope"])
+        list.append("database")
+        list.append("mailer")
+        #expect(list.count == 3)
+        #expect(list[2] == "mailer")
+        #expect(Array(list.reversed()) == ["mailer", "database", "scope"])
+    }
+}

@@ -131,10 +131,10 @@ struct ScopeStore: @unchecked Sendable {
         guard other.beginEnd() else { return }
         let objects = other.close()
         if objects.isEmpty { return }
-        let late = state.withLock { state -> [(builder: Builder, object: any ScopeShutdown)] in
+        let late = state.withLock { state -> InlineList<(builder: Builder, object: any ScopeShutdown)> in
             if state.closed { return objects }
             for (builder, object) in objects { state.built.append(BuiltObject(builder: builder, object: object)) }
-            return []
+            return InlineList()
         }
         // This scope's shutdown is already over: shut them down now, in reverse order.
         if !late.isEmpty { Task { for (_, object) in late.reversed() { try? await object.shutdown() } } }
@@ -182,8 +182,9 @@ struct ScopeStore: @unchecked Sendable {
 
     /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
     /// objects to shut down, in order of creation, with what built them (whose label is made only for a
-    /// message: making one costs more than the rest of a request's shutdown).
-    func close() -> [(builder: Builder, object: any ScopeShutdown)] {
+    /// message: making one costs more than the rest of a request's shutdown). An inline list: a request's
+    /// scope mostly shuts down one object, and an array of it would be an allocation per request.
+    func close() -> InlineList<(builder: Builder, object: any ScopeShutdown)> {
         let (built, cells) = state.withLock { state in
             state.closed = true
             defer {
@@ -194,7 +195,7 @@ struct ScopeStore: @unchecked Sendable {
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
         // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
-        var objects: [(builder: Builder, object: any ScopeShutdown)] = []
+        var objects = InlineList<(builder: Builder, object: any ScopeShutdown)>()
         for entry in built {
             if let object = entry.object { objects.append((entry.builder, object)) }
         }

@@ -3,7 +3,8 @@
 // MARK: - InlineList
 
 /// A list whose first element is stored inline and the others in an array: a list of one (what a
-/// request's scope mostly holds) allocates nothing.
+/// request's scope mostly holds) allocates nothing. A random-access collection, so that it is walked
+/// backwards (a scope shuts its objects down in reverse order) without being copied into an array.
 ///
 /// ```swift
 /// var running = InlineList<String>()
@@ -41,21 +42,15 @@ struct InlineList<Element> {
     }
 }
 
-// MARK: - Sequence
+// MARK: - Collection
 
-extension InlineList: Sequence {
-    struct Iterator: IteratorProtocol {
-        fileprivate let list: InlineList
-        fileprivate var index = -1
+extension InlineList: RandomAccessCollection {
+    var startIndex: Int { 0 }
 
-        mutating func next() -> Element? {
-            defer { index += 1 }
-            if index < 0 { return list.first }
-            return index < list.more.count ? list.more[index] : nil
-        }
+    var endIndex: Int { first == nil ? 0 : 1 + more.count }
+
+    /// The element at `position`: the inline one at 0, the others after it.
+    subscript(position: Int) -> Element {
+        position == 0 ? first! : more[position - 1]
     }
-
-    func makeIterator() -> Iterator { Iterator(list: self) }
-
-    var underestimatedCount: Int { isEmpty ? 0 : 1 + more.count }
 }
