@@ -134,7 +134,20 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         case .sync(let sync), .forwarding(let sync, _): make = sync
         case .async: throw ContextError.asyncProvider(label, asker: asker)
         }
-        let frame = try ResolutionFrame.enter(self)
+        return try ResolutionFrame.withFrame(building: self) { frame throws(ContextError) -> Value in
+            try build(in: frame, target: target, make: make, asker: asker)
+        }
+    }
+
+    /// Builds the object of `target` (a cell's, or a transient one when `target` has no cell) with `make`,
+    /// running in `frame`: ``resolve(from:)`` once the object is not built yet.
+    @inlinable
+    func build(
+        in frame: ResolutionFrame,
+        target: (cell: BuildCell<Value>?, context: Context),
+        make: @Sendable (Context) throws -> Value,
+        asker: Context
+    ) throws(ContextError) -> Value {
         guard let cell = target.cell else {
             return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
@@ -164,8 +177,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// provider builds: what a ``Contextual/Factory`` runs with its arguments.
     func build(for asker: Context, with make: (Context) throws -> Value) throws(ContextError) -> Value {
         let target = try target(for: asker)
-        let frame = try ResolutionFrame.enter(self)
-        return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
+        return try ResolutionFrame.withFrame(building: self) { frame throws(ContextError) -> Value in
+            try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
+        }
     }
 
     /// The object for `asker`, awaiting an async factory (a synchronous one runs as in

@@ -18,11 +18,19 @@ import Synchronization
 ///   same moment, at least the second sees the first: nobody waits forever.
 @usableFromInline
 final class ResolutionFrame: Sendable {
-    /// The provider being built.
-    let provider: any AnyProviderBox
-    let parent: ResolutionFrame?
+    // `provider`, `parent` and `depth` are set when the frame is made, and again only when it is reused
+    // (see ``withFrame(building:_:)``): then the thread that reuses it holds its only reference, so no
+    // other thread can be reading them.
+
+    /// The provider being built; nil only while the frame waits to be reused.
+    nonisolated(unsafe) private var building: (any AnyProviderBox)?
+    /// The frame of the build that asked for this one.
+    nonisolated(unsafe) private(set) var parent: ResolutionFrame?
     /// The number of frames above this one: 0 for a top-level build.
-    let depth: Int
+    nonisolated(unsafe) private(set) var depth: Int
+
+    /// The provider being built.
+    var provider: any AnyProviderBox { building! }
     /// The build this frame's task waits for, if it waits.
     private let blockedOnStorage = LazyReference()
 
@@ -75,9 +83,66 @@ final class ResolutionFrame: Sendable {
     }
 
     private init(provider: any AnyProviderBox, parent: ResolutionFrame?) {
-        self.provider = provider
+        self.building = provider
         self.parent = parent
         self.depth = parent.map { $0.depth + 1 } ?? 0
+    }
+
+    // MARK: - Reusing frames
+
+    /// A frame of the running thread's last synchronous build, kept for its next one (held +1, or 0):
+    /// a request that builds its scoped objects then allocates no frame. Released if the thread ends.
+    static let spareSlot = ThreadSlot(releasingAtThreadExit: true)
+
+    /// Runs `body`, a synchronous build of `provider`, in a frame inside the running task's path: the
+    /// running thread's spare frame if it has one, else a new one. The frame is kept as the thread's
+    /// spare afterwards if nothing else holds it (a waiter's attempt, a `require`'s failure sink, an
+    /// error may).
+    ///
+    /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path; what
+    ///   `body` throws.
+    @inlinable
+    static func withFrame<Result>(
+        building provider: any AnyProviderBox,
+        _ body: (ResolutionFrame) throws(ContextError) -> Result
+    ) throws(ContextError) -> Result {
+        let frame = try enter(provider)
+        // Handed over with `consume` (not from a `defer`, which would keep the local's reference): the
+        // frame can then be the only reference left.
+        do throws(ContextError) {
+            let result = try body(frame)
+            keepAsSpare(consume frame)
+            return result
+        } catch {
+            keepAsSpare(consume frame)
+            throw error
+        }
+    }
+
+    /// Keeps `frame` as the running thread's spare when nothing else holds it and the thread has none.
+    @usableFromInline
+    static func keepAsSpare(_ frame: consuming ResolutionFrame) {
+        var frame = frame
+        guard isKnownUniquelyReferenced(&frame), spareSlot.word == 0 else { return }
+        // Nothing another build could reach stays in it: no provider, no path.
+        frame.building = nil
+        frame.parent = nil
+        spareSlot.store(ReferenceWord.retained(frame))
+    }
+
+    /// The running thread's spare frame, set up for building `provider` below `parent`, or nil.
+    private static func takeSpare(
+        for provider: any AnyProviderBox,
+        below parent: ResolutionFrame?
+    ) -> ResolutionFrame? {
+        let word = spareSlot.word
+        if word == 0 { return nil }
+        spareSlot.store(0)
+        let frame = ReferenceWord.takeRetained(word, as: ResolutionFrame.self)
+        frame.building = provider
+        frame.parent = parent
+        frame.depth = parent.map { $0.depth + 1 } ?? 0
+        return frame
     }
 
     /// The provider's name in messages, e.g. `Database (singleton)`: made only when a message needs it.
@@ -114,7 +179,7 @@ final class ResolutionFrame: Sendable {
             }
             node = frame.parent
         }
-        return ResolutionFrame(provider: provider, parent: parent)
+        return takeSpare(for: provider, below: parent) ?? ResolutionFrame(provider: provider, parent: parent)
     }
 
     /// The labels of the frames from `outer` down to `inner`, outermost first.

@@ -26,18 +26,42 @@ import Darwin
 struct ThreadSlot: Sendable {
     private let key: pthread_key_t
 
-    /// Makes the thread-local key; each use site keeps one for the life of the process.
-    init() {
+    /// Makes the thread-local key; each use site keeps one for the life of the process. With
+    /// `releasingAtThreadExit`, the slot holds a retained reference (see ``store(_:)``), which a thread
+    /// releases as it ends.
+    init(releasingAtThreadExit: Bool = false) {
         var key = pthread_key_t()
-        let result = pthread_key_create(&key, nil)
+        let result = pthread_key_create(&key, releasingAtThreadExit ? ThreadSlot.release : nil)
         precondition(result == 0, "pthread_key_create failed with \(result)")
         self.key = key
     }
+
+    /// Releases the reference a slot releasing at thread exit holds, as its thread ends (the destructor of
+    /// its key, which the system calls with a word that is not 0).
+    #if canImport(Darwin)
+    private static let release: @convention(c) (UnsafeMutableRawPointer) -> Void = { word in
+        // Safe: a slot made this way holds only retained references (`store(_:)`'s contract).
+        Unmanaged<AnyObject>.fromOpaque(word).release()
+    }
+    #else
+    private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { word in
+        // Safe: a slot made this way holds only retained references (`store(_:)`'s contract).
+        if let word { Unmanaged<AnyObject>.fromOpaque(word).release() }
+    }
+    #endif
 
     /// The running thread's word: what the innermost ``withWord(_:_:)`` installed, or 0.
     @usableFromInline
     var word: UInt {
         UInt(bitPattern: pthread_getspecific(key))
+    }
+
+    /// Sets the running thread's word to `word`.
+    ///
+    /// - Precondition: For a slot releasing at thread exit, `word` is a retained reference (or 0) that the
+    ///   slot now owns, and the caller took ownership of the word it replaces.
+    func store(_ word: UInt) {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: word))
     }
 
     /// Runs `body` with `word` as the running thread's word, then puts the previous one back.
