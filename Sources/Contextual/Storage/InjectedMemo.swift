@@ -53,14 +53,16 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// The value kept from `context`'s current published state, if the tree has not changed since.
     @inlinable
     func publishedValue(in context: Context) -> Value? {
-        let tree = context.tree
-        let ticket = tree.readers.enter()
-        defer { tree.readers.leave(ticket) }
-        let bits = publishedBits.load(ordering: .acquiring)
-        if bits == 0 { return nil }
-        // Safe: a box replaced while this read section is open is released only after it is left.
-        return ReferenceWord.withInstance(bits, as: PublishedValue<Value>.self) { kept in
-            kept.generation == tree.generation.load(ordering: .sequentiallyConsistent) ? kept.value : nil
+        // The tree through an unretained reference: the context, which the caller holds, holds it.
+        context.treeReference._withUnsafeGuaranteedRef { tree in
+            let ticket = tree.readers.enter()
+            defer { tree.readers.leave(ticket) }
+            let bits = publishedBits.load(ordering: .acquiring)
+            if bits == 0 { return nil }
+            // Safe: a box replaced while this read section is open is released only after it is left.
+            return ReferenceWord.withInstance(bits, as: PublishedValue<Value>.self) { kept in
+                kept.generation == tree.generation.load(ordering: .sequentiallyConsistent) ? kept.value : nil
+            }
         }
     }
 
