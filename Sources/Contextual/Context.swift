@@ -196,6 +196,10 @@ public final class Context: Sendable {
         // A member that ends is no longer listed by its host (which holds it weakly, or it could not end).
         leaveHost()
         if !holdsParentWeakly { Context.releaseParent(parentBits) }
+        // What it owned as a scope is released now; the store's buffer may serve the next scope.
+        if let store = scopeStoreStorage.take(as: LockedBuffer<ScopeStore.State>.self) {
+            ScopeStore.keepAsSpare(store)
+        }
     }
 
     /// Derives a child context that overrides nothing: it reads everything this context holds.

@@ -155,7 +155,10 @@ extension Context {
 
     @usableFromInline
     var scopeStore: ScopeStore {
-        ScopeStore(scopeStoreStorage.lock(makingWith: ScopeStore.State()), of: self)
+        let state =
+            scopeStoreStorage.existingLock(of: ScopeStore.State.self)
+            ?? Locked(buffer: scopeStoreStorage.storeIfNil(ScopeStore.makeBuffer()))
+        return ScopeStore(state, of: self)
     }
 
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this

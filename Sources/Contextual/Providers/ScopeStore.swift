@@ -209,6 +209,40 @@ struct ScopeStore: @unchecked Sendable {
     var builtLabels: [String] { state.withLock { $0.built.map(\.builder) }.map(\.label) }
 }
 
+// MARK: - Reusing buffers
+
+extension ScopeStore {
+    /// The buffer (state and lock) of the store of a context that ended on the running thread, emptied,
+    /// held +1 (or 0): kept for the next context that builds, so that a scope per request allocates no
+    /// store (nor initializes a mutex). Released if the thread ends.
+    static let spareSlot = ThreadSlot(releasingAtThreadExit: true)
+
+    /// A buffer for a new store: the running thread's spare if it has one, else a new one.
+    static func makeBuffer() -> LockedBuffer<State> {
+        let word = spareSlot.word
+        if word == 0 { return LockedBuffer.make(State()) }
+        spareSlot.store(0)
+        return ReferenceWord.takeRetained(word, as: LockedBuffer<State>.self)
+    }
+
+    /// Empties the buffer of the store of a context that ended, releasing what it held (cells, objects
+    /// never shut down), and keeps it as the running thread's spare if nothing else holds it and the
+    /// thread has none.
+    static func keepAsSpare(_ buffer: consuming LockedBuffer<State>) {
+        var buffer = buffer
+        guard isKnownUniquelyReferenced(&buffer) else { return }
+        // Taken out under the lock (the last writer may have been another thread), released outside it:
+        // an object's deinit is user code.
+        let left = Locked(buffer: buffer).withLock { state in
+            defer { state = State() }
+            return state
+        }
+        _ = consume left
+        guard spareSlot.word == 0 else { return }
+        spareSlot.store(ReferenceWord.retained(buffer))
+    }
+}
+
 // MARK: - Builder
 
 extension ScopeStore {

@@ -45,6 +45,16 @@ struct LazyReference: ~Copyable, Sendable {
         return ReferenceWord.instance(bits, as: Instance.self)
     }
 
+    /// Takes the instance out, if set, leaving this empty: the caller now holds the reference this held.
+    ///
+    /// - Precondition: the instance stored is an `Instance`; each reference stores one type only.
+    @usableFromInline
+    func take<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
+        let bits = bits.exchange(0, ordering: .acquiringAndReleasing)
+        if bits == 0 { return nil }
+        return ReferenceWord.takeRetained(bits, as: Instance.self)
+    }
+
     /// Sets the instance unless it was set, and returns the instance that is set.
     @inlinable
     func storeIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
