@@ -21,7 +21,8 @@ extension Context {
         if ObservationRecorder.active == nil {
             if readsInitial {
                 if !chainHasProviders { return initial[keyPath: keyPath] }
-                return initial.read(by: self)[keyPath: keyPath]
+                // Made from the two tables in place: `initial.read(by:)` would copy `initial` first.
+                return ContextValues(own: initial.own, inherited: initial.inherited, readBy: self)[keyPath: keyPath]
             }
             if let read = beginPublishedRead() {
                 let value = read[keyPath]

@@ -47,9 +47,7 @@ public struct ContextValues: Sendable {
     /// These values as `context` reads them: providers found in them build for `context`.
     @inlinable
     func read(by context: Context) -> ContextValues {
-        var values = self
-        values.origin = context
-        return values
+        ContextValues(own: own, inherited: inherited, readBy: context)
     }
 
     // MARK: - Keys
@@ -154,5 +152,18 @@ public struct ContextValues: Sendable {
         if raw & 1 == 0 { return raw == 0 ? nil : unboxValue(raw, as: Object.self) }
         if let built = builtSingleton(raw, as: Object.self) { return built }
         return providedObject(raw, as: type, endedScopeGivesNil: endedScopeGivesNil)
+    }
+}
+
+// MARK: - Values as a context reads them
+
+extension ContextValues {
+    /// Values made of `own` and `inherited`, as `origin` reads them (see ``read(by:)``). In an extension,
+    /// so that the implicit memberwise initializer stays.
+    @inlinable
+    init(own: FrozenTable, inherited: FrozenTable, readBy origin: Context) {
+        self.own = own
+        self.inherited = inherited
+        self.origin = origin
     }
 }

@@ -30,7 +30,11 @@ extension Context {
     /// state, inside a read of the tree's domain. `body` must not keep what it is given.
     @inlinable
     func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
-        if readsInitial { return chainHasProviders ? body(initial.read(by: self)) : body(initial) }
+        if readsInitial {
+            if !chainHasProviders { return body(initial) }
+            // Made from the two tables in place: through `initial.read(by:)`, `initial` was copied twice.
+            return body(ContextValues(own: initial.own, inherited: initial.inherited, readBy: self))
+        }
         return withPublishedValues(body)
     }
 
