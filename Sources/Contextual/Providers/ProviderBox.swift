@@ -32,7 +32,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// The singleton, once built (unused for other lifetimes).
     @usableFromInline
     let singleton = BuildCell<Value>()
-    private let registrarReference = Locked.make(WeakContext())
+    /// The context that registered it (a ``RegistrarLink``), set by the first binding.
+    private let registrarLink = LazyReference()
     /// The type of the last object built, with its low bit set if it adopts ``ScopeShutdown`` (0 before
     /// the first build): see ``shutdownObject(_:)``.
     @usableFromInline
@@ -98,14 +99,12 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     /// The context that registered this provider, once it is made.
     @usableFromInline
-    var registrar: Context? { registrarReference.withLock { $0.context } }
+    var registrar: Context? { registrarLink.withInstance(as: RegistrarLink.self) { $0.context } ?? nil }
 
     /// Binds the provider to the context that registered it; the first binding wins.
     @usableFromInline
     func bind(to context: Context) {
-        registrarReference.withLock { reference in
-            if reference.context == nil { reference.context = context }
-        }
+        if registrarLink.load(as: RegistrarLink.self) == nil { _ = registrarLink.storeIfNil(RegistrarLink(context)) }
         linked?.bind(to: context)
     }
 
@@ -403,9 +402,21 @@ extension ProviderBox: AnyProviderBox {
     }
 }
 
+// MARK: - RegistrarLink
+
+/// A weak reference to the context that registered a provider, set once: a provider never keeps its
+/// registrar alive (the registrar holds it), and reading it takes no lock (a resolve reads it).
+final class RegistrarLink: Sendable {
+    weak let context: Context?
+
+    init(_ context: Context) {
+        self.context = context
+    }
+}
+
 // MARK: - WeakContext
 
-/// A weak reference to a context: a provider never keeps its registrar alive (the registrar holds it).
+/// A weak reference to a context, as a value (a member's host, in ``Membership``).
 struct WeakContext {
     weak var context: Context?
 }

@@ -187,21 +187,18 @@ struct ScopeStore: @unchecked Sendable {
     func close() -> InlineList<(builder: Builder, object: any ScopeShutdown)> {
         let (built, cells) = state.withLock { state in
             state.closed = true
-            defer {
-                state.built = InlineList()
-                state.cells = Cells()
-            }
-            return (state.built, state.cells)
+            let built = state.built
+            // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
+            // The objects live on in `built`, so none is released under the lock.
+            state.built.updateEach { $0.object = nil }
+            defer { state.cells = Cells() }
+            return (built, state.cells)
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
         var objects = InlineList<(builder: Builder, object: any ScopeShutdown)>()
         for entry in built {
             if let object = entry.object { objects.append((entry.builder, object)) }
         }
-        var builders = consume built
-        builders.updateEach { $0.object = nil }
-        state.withLock { $0.built = builders }
         return objects
     }
 
