@@ -117,9 +117,13 @@ extension Context {
     /// scope: singletons it registered and built stay readable to them, shut down. A member leaves its
     /// host's ``members`` (and its preferences leave the host's reductions) as it ends.
     ///
+    /// It runs on the caller's actor, if any (it is `nonisolated(nonsending)`): ending a request's scope
+    /// from an actor, or from ``withScope(isolation:name:_:body:)``, does not hop to the global executor
+    /// and back. Each object's own `shutdown()` runs where its isolation says.
+    ///
     /// - Throws: ``ContextError/Code/shutdownFailed`` naming each object that threw, with what it threw
     ///   in ``ContextError/underlyingErrors``.
-    public func shutdown() async throws(ContextError) {
+    nonisolated(nonsending) public func shutdown() async throws(ContextError) {
         let store = scopeStore
         guard store.beginEnd() else { return }
         // What is being built for this scope is waited for, so that it is shut down with the rest.
