@@ -113,6 +113,36 @@ struct ScopeShutdownTests {
         #expect(value)
     }
 
+    /// Serves requests on an actor, as a server's connection handler may: each ends its scope there.
+    actor RequestServer {
+        let app: Context
+        init(app: Context) { self.app = app }
+
+        func serve(_ id: String) async throws -> Bool {
+            let request = app.scope(name: "request \(id)")
+            _ = try request.require(Transaction.self)
+            try await request.shutdown()  // on this actor: no hop to the global executor
+            assertIsolated()
+            return request.isEnded
+        }
+    }
+
+    @Test("A scope ended from an actor shuts down what it built, each request its own")
+    func shutdownFromAnActor() async throws {
+        let log = Collector<String>()
+        let made = Collector<Int>()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .scoped) { _ in
+                made.append(1)
+                return Transaction(id: "transaction \(made.all.count)", log: log)
+            }
+        }
+        let server = RequestServer(app: app)
+        #expect(try await server.serve("1"))
+        #expect(try await server.serve("2"))
+        #expect(log.all == ["shutdown transaction 1", "shutdown transaction 2"])
+    }
+
     @Test("A singleton that adopts ScopeShutdown is shut down with the context that registered it")
     func singletonShutDownWithRegistrar() async throws {
         let log = Collector<String>()
