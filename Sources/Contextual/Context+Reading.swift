@@ -21,8 +21,8 @@ extension Context {
         if ObservationRecorder.active == nil {
             if readsInitial {
                 if !chainHasProviders { return initial[keyPath: keyPath] }
-                // Made from the two tables in place: `initial.read(by:)` would copy `initial` first.
-                return ContextValues(own: initial.own, inherited: initial.inherited, readBy: self)[keyPath: keyPath]
+                // A view of `initial` with this context as its reader, lent without a copy.
+                return ContextValues.withView(of: initial, readBy: self) { $0[keyPath: keyPath] }
             }
             if let read = beginPublishedRead() {
                 let value = read[keyPath]

@@ -32,8 +32,8 @@ extension Context {
     func withValues<Result>(_ body: (ContextValues) -> Result) -> Result {
         if readsInitial {
             if !chainHasProviders { return body(initial) }
-            // Made from the two tables in place: through `initial.read(by:)`, `initial` was copied twice.
-            return body(ContextValues(own: initial.own, inherited: initial.inherited, readBy: self))
+            // A view of `initial` with this context as its reader, lent without a copy.
+            return ContextValues.withView(of: initial, readBy: self, body)
         }
         return withPublishedValues(body)
     }

@@ -1,0 +1,45 @@
+// A context's values as it reads them, lent to a read without being copied.
+
+// MARK: - Reader view
+
+extension ContextValues {
+    /// The offset of ``origin`` in the values' layout.
+    @usableFromInline
+    static let originOffset = MemoryLayout<ContextValues>.offset(of: \ContextValues.origin)!
+
+    /// Runs `body` on `values` as `reader` reads them (with `reader` as their origin, for the providers
+    /// found in them), without copying them: a copy would retain and release their five references, a
+    /// fifth of a first read in a chain with providers.
+    ///
+    /// `body` gets a bitwise view of `values` whose origin is `reader`, which holds no reference of its
+    /// own and is never destroyed: both are alive for the call (the caller holds `values` and `reader`),
+    /// and a copy `body` makes (a getter that returns `self`) retains what it copies, as any copy does.
+    ///
+    /// ```swift
+    /// ContextValues.withView(of: initial, readBy: self) { $0[keyPath: keyPath] }
+    /// ```
+    ///
+    /// - Precondition: `values` has no origin (stored values never do).
+    @inlinable @inline(__always)
+    static func withView<Result>(
+        of values: borrowing ContextValues,
+        readBy reader: Context,
+        _ body: (ContextValues) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafePointer(to: values) { source in
+            try withUnsafeTemporaryAllocation(of: ContextValues.self, capacity: 1) { buffer in
+                // Safe: a one-element allocation has a base address.
+                let view = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                view.copyMemory(from: source, byteCount: MemoryLayout<ContextValues>.size)
+                // The origin, unretained, over the `nil` copied from `values` (a trivial word either way).
+                view.storeBytes(
+                    of: Unmanaged.passUnretained(reader),
+                    toByteOffset: originOffset,
+                    as: Unmanaged<Context>.self
+                )
+                // Not deinitialized afterwards: the view owns none of the references it holds.
+                return try body(view.assumingMemoryBound(to: ContextValues.self).pointee)
+            }
+        }
+    }
+}
