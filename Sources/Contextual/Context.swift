@@ -301,7 +301,7 @@ public final class Context: Sendable {
             }
             guard published.done else { continue }
             if let retired = published.retired { tree.readers.retire(retired) }
-            notifyObservers(of: after.own.changedIDs(from: before.values.own))
+            notifyObservers { after.own.changedIDs(from: before.values.own) }
             return
         }
     }

@@ -42,4 +42,13 @@ final class ContextTree: Sendable {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         existingObservers?.didChange(afterFence: sources)
     }
+
+    /// ``observersDidChange(_:)`` for the sources `changes` computes, computed only when the tree has
+    /// observers (after the same fence: a subscription made meanwhile finds the change itself).
+    func observersDidChange(computing changes: () -> [UInt]) {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard let observers = existingObservers else { return }
+        let sources = changes()
+        if !sources.isEmpty { observers.didChange(afterFence: sources) }
+    }
 }
