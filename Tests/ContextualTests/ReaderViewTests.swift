@@ -28,6 +28,20 @@ struct ReaderViewTests {
         #expect(connection === request.resolve(Connection.self))
     }
 
+    @Test("Values a getter returns keep the context that read them alive, as their reader")
+    func valuesKeepTheirReader() throws {
+        weak var weakRequest: Context?
+        let values: ContextValues
+        do {
+            let request = app().scope(name: "request") { $0.requestID = "r3" }
+            weakRequest = request
+            values = request[\.everything]
+        }
+        // Only the values hold the request now: they hold it as their reader, as a copy of values does.
+        #expect(weakRequest != nil)
+        #expect(values.object(Connection.self)?.url == "r3")
+    }
+
     @Test("Values an @Injected property reads stay valid after the read and build for its context")
     func valuesFromAnInjectedRead() throws {
         struct Handler {

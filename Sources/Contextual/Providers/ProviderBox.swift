@@ -101,7 +101,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @usableFromInline
     var registrar: Context? { registrarLink.withInstance(as: RegistrarLink.self) { $0.context } ?? nil }
 
-    /// Binds the provider to the context that registered it; the first binding wins.
+    /// Binds the provider to the context that registered it; the first binding wins, for the provider's
+    /// whole life (a provider belongs to the context whose values it was registered in, even once that
+    /// context is gone).
     @usableFromInline
     func bind(to context: Context) {
         if registrarLink.load(as: RegistrarLink.self) == nil { _ = registrarLink.storeIfNil(RegistrarLink(context)) }
@@ -226,7 +228,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
-        // Unbound only while the closure that registers it runs: the context it builds for does not exist.
+        // Unbound while the closure that registers it runs (the context it builds for does not exist yet),
+        // and once its registrar is gone (an owned member that outlived its host reads what it inherited).
         guard let registrar else { throw ContextError.providerUnavailable(label, asker: asker) }
         if lifetime == .transient {
             if let owner = transientOwner(asker: asker, registrar: registrar), owner.isEnded {

@@ -35,7 +35,7 @@ final class ResolutionFrame: Sendable {
     private let blockedOnStorage = LazyReference()
 
     /// The build this frame's task waits for: its lock is made when the task first waits (most builds
-    /// never do, and a frame is made per build).
+    /// never do, and a frame serves a build at a time).
     private var blockedOn: Locked<BuildAttempt?> {
         blockedOnStorage.lock(makingWith: nil)
     }
@@ -96,8 +96,7 @@ final class ResolutionFrame: Sendable {
 
     /// Runs `body`, a synchronous build of `provider`, in a frame inside the running task's path: the
     /// running thread's spare frame if it has one, else a new one. The frame is kept as the thread's
-    /// spare afterwards if nothing else holds it (a waiter's attempt, a `require`'s failure sink, an
-    /// error may).
+    /// spare afterwards if nothing else holds it (a waiter's attempt or a `require`'s failure sink may).
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path; what
     ///   `body` throws.

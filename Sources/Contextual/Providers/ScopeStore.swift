@@ -6,9 +6,10 @@ import Synchronization
 
 /// What one context owns as a scope: the cells of the scoped objects built for it, the objects to shut
 /// down when it ends (those it built as a scope or as the registrar of singletons), and whether it ended.
-/// Made on first use, so a context that builds nothing pays nothing; one allocation (its state and its
-/// lock, which its scoped objects' cells share), kept by the context. Whether the scope ended is the context's own flag
-/// (``Context/isEnded``), read without the lock on the resolve path.
+/// Made on first use, so a context that builds nothing pays nothing: one buffer (its state and its lock,
+/// which its scoped objects' cells share), kept by the context, and taken from the thread's spare when it
+/// has one (the buffer of a context that ended on it, emptied; see ``keepAsSpare(_:)``). Whether the scope
+/// ended is the context's own flag (``Context/isEnded``), read without the lock on the resolve path.
 ///
 /// `@unchecked Sendable`: a view of the context's store, whose state is only touched under its lock, and
 /// of the context (which is `Sendable`).

@@ -26,7 +26,8 @@ extension ContextValues {
         readBy reader: Context,
         _ body: (ContextValues) throws -> Result
     ) rethrows -> Result {
-        try withUnsafePointer(to: values) { source in
+        assert(values.origin == nil, "a view of values that already name their reader")
+        return try withUnsafePointer(to: values) { source in
             try withUnsafeTemporaryAllocation(of: ContextValues.self, capacity: 1) { buffer in
                 // Safe: a one-element allocation has a base address.
                 let view = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)

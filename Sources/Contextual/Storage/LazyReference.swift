@@ -4,7 +4,8 @@ import Synchronization
 
 // MARK: - LazyReference
 
-/// A reference set at most once, read with one atomic load: like `AtomicLazyReference`, whose `load()`
+/// A reference set at most once (and taken out at most once, by an owner that is going away), read with
+/// one atomic load: like `AtomicLazyReference`, whose `load()`
 /// is not specialized across modules (a generic metadata lookup and a retain on every call), which the
 /// read path cannot afford. It is not generic either, so that destroying one (in every context's
 /// deinit) needs no metadata lookup; callers name the type they stored.
@@ -47,7 +48,9 @@ struct LazyReference: ~Copyable, Sendable {
 
     /// Takes the instance out, if set, leaving this empty: the caller now holds the reference this held.
     ///
-    /// - Precondition: the instance stored is an `Instance`; each reference stores one type only.
+    /// - Precondition: the instance stored is an `Instance`; each reference stores one type only. Nothing
+    ///   reads this reference concurrently (``withInstance(as:_:)`` and ``load(as:)`` hand out the
+    ///   instance unretained): its owner is in its deinit.
     @usableFromInline
     func take<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
         let bits = bits.exchange(0, ordering: .acquiringAndReleasing)

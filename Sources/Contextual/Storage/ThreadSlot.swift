@@ -10,9 +10,11 @@ import Darwin
 
 // MARK: - ThreadSlot
 
-/// A word each thread has its own of (a `pthread` key), holding an unretained reference that a
-/// synchronous call installs for the calls it makes: the running thread's innermost default being
-/// computed (``DefaultFrame``) or provider being built (``ResolutionFrame``).
+/// A word each thread has its own of (a `pthread` key). Either an unretained reference that a
+/// synchronous call installs for the calls it makes (``withWord(_:_:)``): the running thread's innermost
+/// default being computed (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot
+/// made with `releasingAtThreadExit`, a retained reference the thread keeps for later (``store(_:)``): a
+/// spare resolution frame or scope store buffer. A releasing slot is never used with ``withWord(_:_:)``.
 ///
 /// Cheaper than a task local, whose push allocates outside a task (a few hundred instructions against a
 /// few dozen here), and right for synchronous work, which runs on one thread from start to end; work
