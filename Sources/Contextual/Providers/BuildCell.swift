@@ -70,6 +70,7 @@ final class BuildCell<Value: Sendable>: Sendable {
                 running = .building(frame)
                 return .build
             case .building(let builder):
+                builder.markWaitedFor()
                 let attempt = BuildAttempt(builder: builder)
                 running = .waited(attempt)
                 return .wait(attempt)

@@ -29,8 +29,19 @@ final class ResolutionFrame: Sendable {
     /// The number of frames above this one: 0 for a top-level build.
     nonisolated(unsafe) private(set) var depth: Int
 
+    /// Whether another resolver waited for this frame's build (a ``BuildAttempt`` names it). Set under the
+    /// lock of the cell being built, which the build's end takes before the frame could be reused: a frame
+    /// waited for is never reused, since its waiters may read it (its path, for a message) after the build
+    /// ended, ordered only by reference counting, which ThreadSanitizer does not see.
+    nonisolated(unsafe) private var wasWaitedFor = false
+
     /// The provider being built.
     var provider: any AnyProviderBox { building! }
+
+    /// Marks this frame's build as waited for; the caller holds the lock of the cell being built.
+    func markWaitedFor() {
+        wasWaitedFor = true
+    }
     /// The build this frame's task waits for, if it waits.
     private let blockedOnStorage = LazyReference()
 
@@ -122,7 +133,7 @@ final class ResolutionFrame: Sendable {
     @usableFromInline
     static func keepAsSpare(_ frame: consuming ResolutionFrame) {
         var frame = frame
-        guard isKnownUniquelyReferenced(&frame), spareSlot.word == 0 else { return }
+        guard !frame.wasWaitedFor, isKnownUniquelyReferenced(&frame), spareSlot.word == 0 else { return }
         // Nothing another build could reach stays in it: no provider, no path.
         frame.building = nil
         frame.parent = nil
