@@ -133,11 +133,11 @@ final class ResolutionFrame: Sendable {
     @usableFromInline
     static func keepAsSpare(_ frame: consuming ResolutionFrame) {
         var frame = frame
-        guard !frame.wasWaitedFor, isKnownUniquelyReferenced(&frame), spareSlot.word == 0 else { return }
+        guard !frame.wasWaitedFor, isKnownUniquelyReferenced(&frame) else { return }
         // Nothing another build could reach stays in it: no provider, no path.
         frame.building = nil
         frame.parent = nil
-        spareSlot.store(ReferenceWord.retained(frame))
+        spareSlot.keepSpare(frame)
     }
 
     /// The running thread's spare frame, set up for building `provider` below `parent`, or nil.
@@ -145,10 +145,7 @@ final class ResolutionFrame: Sendable {
         for provider: any AnyProviderBox,
         below parent: ResolutionFrame?
     ) -> ResolutionFrame? {
-        let word = spareSlot.word
-        if word == 0 { return nil }
-        spareSlot.store(0)
-        let frame = ReferenceWord.takeRetained(word, as: ResolutionFrame.self)
+        guard let frame = spareSlot.takeSpare(as: ResolutionFrame.self) else { return nil }
         frame.building = provider
         frame.parent = parent
         frame.depth = parent.map { $0.depth + 1 } ?? 0

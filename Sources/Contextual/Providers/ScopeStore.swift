@@ -217,10 +217,7 @@ extension ScopeStore {
 
     /// A buffer for a new store: the running thread's spare if it has one, else a new one.
     static func makeBuffer() -> LockedBuffer<State> {
-        let word = spareSlot.word
-        if word == 0 { return LockedBuffer.make(State()) }
-        spareSlot.store(0)
-        return ReferenceWord.takeRetained(word, as: LockedBuffer<State>.self)
+        spareSlot.takeSpare(as: LockedBuffer<State>.self) ?? LockedBuffer.make(State())
     }
 
     /// Empties the buffer of the store of a context that ended, releasing what it held (cells, objects
@@ -236,8 +233,7 @@ extension ScopeStore {
             return state
         }
         _ = consume left
-        guard spareSlot.word == 0 else { return }
-        spareSlot.store(ReferenceWord.retained(buffer))
+        spareSlot.keepSpare(buffer)
     }
 }
 

@@ -13,7 +13,7 @@ import Darwin
 /// A word each thread has its own of (a `pthread` key). Either an unretained reference that a
 /// synchronous call installs for the calls it makes (``withWord(_:_:)``): the running thread's innermost
 /// default being computed (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot
-/// made with `releasingAtThreadExit`, a retained reference the thread keeps for later (``store(_:)``): a
+/// made with `releasingAtThreadExit`, a retained reference the thread keeps for later (``keepSpare(_:)``): a
 /// spare resolution frame or scope store buffer. A releasing slot is never used with ``withWord(_:_:)``.
 ///
 /// Cheaper than a task local, whose push allocates outside a task (a few hundred instructions against a
@@ -29,7 +29,7 @@ struct ThreadSlot: Sendable {
     private let key: pthread_key_t
 
     /// Makes the thread-local key; each use site keeps one for the life of the process. With
-    /// `releasingAtThreadExit`, the slot holds a retained reference (see ``store(_:)``), which a thread
+    /// `releasingAtThreadExit`, the slot holds a retained reference (see ``keepSpare(_:)``), which a thread
     /// releases as it ends.
     init(releasingAtThreadExit: Bool = false) {
         var key = pthread_key_t()
@@ -42,12 +42,12 @@ struct ThreadSlot: Sendable {
     /// its key, which the system calls with a word that is not 0).
     #if canImport(Darwin)
     private static let release: @convention(c) (UnsafeMutableRawPointer) -> Void = { word in
-        // Safe: a slot made this way holds only retained references (`store(_:)`'s contract).
+        // Safe: a slot made this way holds only retained references (see `keepSpare(_:)`).
         Unmanaged<AnyObject>.fromOpaque(word).release()
     }
     #else
     private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { word in
-        // Safe: a slot made this way holds only retained references (`store(_:)`'s contract).
+        // Safe: a slot made this way holds only retained references (see `keepSpare(_:)`).
         if let word { Unmanaged<AnyObject>.fromOpaque(word).release() }
     }
     #endif
@@ -58,12 +58,30 @@ struct ThreadSlot: Sendable {
         UInt(bitPattern: pthread_getspecific(key))
     }
 
-    /// Sets the running thread's word to `word`.
+    // MARK: - Spares
+
+    /// Takes out the object the running thread keeps here (the caller now holds it), or nil: for a slot
+    /// releasing at thread exit, which holds what ``keepSpare(_:)`` kept.
     ///
-    /// - Precondition: For a slot releasing at thread exit, `word` is a retained reference (or 0) that the
-    ///   slot now owns, and the caller took ownership of the word it replaces.
-    func store(_ word: UInt) {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: word))
+    /// ```swift
+    /// let frame = slot.takeSpare(as: ResolutionFrame.self) ?? ResolutionFrame(…)
+    /// ```
+    ///
+    /// - Precondition: the slot releases at thread exit and keeps only `Instance`s.
+    func takeSpare<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
+        let word = self.word
+        if word == 0 { return nil }
+        pthread_setspecific(key, nil)
+        return ReferenceWord.takeRetained(word, as: Instance.self)
+    }
+
+    /// Keeps `instance` for the running thread, unless it keeps one already; the slot holds it until it is
+    /// taken out or the thread ends.
+    ///
+    /// - Precondition: the slot releases at thread exit.
+    func keepSpare(_ instance: AnyObject) {
+        guard word == 0 else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: ReferenceWord.retained(instance)))
     }
 
     /// Runs `body` with `word` as the running thread's word, then puts the previous one back.
