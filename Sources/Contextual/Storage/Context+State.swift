@@ -33,7 +33,7 @@ extension Context {
         if readsInitial {
             if !chainHasProviders { return body(initial) }
             // A view of `initial` with this context as its reader, lent without a copy.
-            return ContextValues.withView(of: initial, readBy: self, body)
+            return ContextValues.withView(of: initial, readBy: self) { body($0) }
         }
         return withPublishedValues(body)
     }
@@ -42,7 +42,7 @@ extension Context {
     func withPublishedValues<Result>(_ body: (ContextValues) -> Result) -> Result {
         if let read = beginPublishedRead() {
             defer { tree.readers.leave(read.ticket) }
-            return body(read.values.pointee)
+            return ContextValues.withValues(at: read.values) { body($0) }
         }
         // A provider may build for this context, which the values read must then name: a copy.
         return body(currentValues())
@@ -318,6 +318,6 @@ struct PublishedRead {
     /// The value at `keyPath` of the values read, applied in place (the values are not copied).
     @inlinable @inline(__always)
     subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
-        values.pointee[keyPath: keyPath]
+        ContextValues.withValues(at: values) { $0[keyPath: keyPath] }
     }
 }
