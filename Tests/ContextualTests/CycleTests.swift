@@ -57,6 +57,41 @@ struct CycleTests {
         #expect(paths.all == [["ServiceA (singleton)", "ServiceB (singleton)", "ServiceA (singleton)"]])
     }
 
+    @Test("A task started inside an async build that outlives it is not on that build's path")
+    func taskOutlivingAsyncBuildIsNotOnItsPath() async throws {
+        let (resume, resumer) = AsyncStream<Void>.makeStream()
+        let builds = Counter()
+        let tasks = Collector<Task<[String]?, Never>>()
+        let app = Context(name: "app") {
+            $0.provide(ServiceA.self, lifetime: .transient) { ctx async throws in
+                builds.increment()
+                if builds.count == 1 {
+                    // Inherits the build's task locals, and resolves once the build is over.
+                    tasks.append(
+                        Task {
+                            for await _ in resume { break }
+                            do {
+                                _ = try await ctx.prepare(ServiceA.self)
+                                return nil
+                            } catch let error as ContextError {
+                                return error.resolutionPath
+                            } catch {
+                                return ["unexpected: \(error)"]
+                            }
+                        }
+                    )
+                }
+                return ServiceA()
+            }
+        }
+        _ = try await app.prepare(ServiceA.self)
+        resumer.yield()
+        let failure = await tasks.all.first?.value
+        // The first build ended: building again from the task it started is no cycle.
+        #expect(failure == nil)
+        #expect(builds.count == 2)
+    }
+
     @Test("A cycle of transient providers is detected instead of overflowing the stack")
     func transientCycleDoesNotOverflow() {
         let app = Context(name: "app") {

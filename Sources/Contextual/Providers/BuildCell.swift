@@ -16,8 +16,9 @@ final class BuildCell<Value: Sendable>: Sendable {
     @usableFromInline
     let builtBits = Atomic<UInt>(0)
     /// The build in flight, if any, and what its waiters wait on; guarded by the scope's lock for a
-    /// scoped object's cell (``scopeLock``), else by the cell's own (``ownLock``).
-    nonisolated(unsafe) private var running = RunningBuild.none
+    /// scoped object's cell (``scopeLock``), else by the cell's own (``ownLock``). Unchecked for
+    /// exclusivity: the lock orders every access (a dynamic check costs about 80 instructions a build).
+    @exclusivity(unchecked) nonisolated(unsafe) private var running = RunningBuild.none
     /// The lock of a singleton's cell (one per registered provider).
     private let ownLock: Locked<Void>?
     /// The lock of the scope whose store holds this cell: a scoped object's cell is made per request,

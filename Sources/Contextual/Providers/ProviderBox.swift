@@ -128,14 +128,16 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @inlinable
     func resolve(from asker: Context) throws(ContextError) -> Value {
         if lifetime == .singleton, let value = singleton.built { return value }
-        let target = try target(for: asker)
+        // Looked up once (a task-local read among others) for the captive check and the build's frame.
+        let path = ResolutionFrame.current
+        let target = try target(for: asker, path: path)
         if let cell = target.cell, let value = cell.built { return value }
         let make: @Sendable (Context) throws -> Value
         switch factory {
         case .sync(let sync), .forwarding(let sync, _): make = sync
         case .async: throw ContextError.asyncProvider(label, asker: asker)
         }
-        return try ResolutionFrame.withFrame(building: self) { frame throws(ContextError) -> Value in
+        return try ResolutionFrame.withFrame(building: self, below: path) { frame throws(ContextError) -> Value in
             try build(in: frame, target: target, make: make, asker: asker)
         }
     }
@@ -177,8 +179,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// An object built for `asker` by `make` rather than by the registered factory, as a transient
     /// provider builds: what a ``Contextual/Factory`` runs with its arguments.
     func build(for asker: Context, with make: (Context) throws -> Value) throws(ContextError) -> Value {
-        let target = try target(for: asker)
-        return try ResolutionFrame.withFrame(building: self) { frame throws(ContextError) -> Value in
+        let path = ResolutionFrame.current
+        let target = try target(for: asker, path: path)
+        return try ResolutionFrame.withFrame(building: self, below: path) { frame throws(ContextError) -> Value in
             try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
     }
@@ -192,9 +195,10 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         default: return try resolve(from: asker)
         }
         if lifetime == .singleton, let value = singleton.built { return value }
-        let target = try target(for: asker)
+        let path = ResolutionFrame.current
+        let target = try target(for: asker, path: path)
         if let cell = target.cell, let value = cell.built { return value }
-        let frame = try ResolutionFrame.enter(self)
+        let frame = try ResolutionFrame.enter(self, below: path)
         guard let cell = target.cell else {
             return try recordTransient(await run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
@@ -221,11 +225,15 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     }
 
     /// Where the object lives and which context its factory resolves from: the registrar for a
-    /// singleton, the scope for a scoped object, the asking context for a transient one.
+    /// singleton, the scope for a scoped object, the asking context for a transient one. `path` is the
+    /// running task's innermost build (``ResolutionFrame/current``), if any.
     @inlinable
-    func target(for asker: Context) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
+    func target(
+        for asker: Context,
+        path: ResolutionFrame?
+    ) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
         asker.tree.countResolve(of: self)  // one load and branch unless counters were turned on
-        if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton {
+        if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton(on: path) {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
         // Unbound while the closure that registers it runs (the context it builds for does not exist yet),

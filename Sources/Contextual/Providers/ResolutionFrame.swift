@@ -19,7 +19,7 @@ import Synchronization
 @usableFromInline
 final class ResolutionFrame: Sendable {
     // `provider`, `parent` and `depth` are set when the frame is made, and again only when it is reused
-    // (see ``withFrame(building:_:)``): then the thread that reuses it holds its only reference, so no
+    // (see ``withFrame(building:below:_:)``): then the thread that reuses it holds its only reference, so no
     // other thread can be reading them.
 
     /// The provider being built; nil only while the frame waits to be reused.
@@ -61,7 +61,7 @@ final class ResolutionFrame: Sendable {
     /// kept in a task local (the factory may resume on another thread).
     @usableFromInline
     static var current: ResolutionFrame? {
-        let word = threadSlot.word
+        let word = ThreadSlot.resolutionFrame.word
         if word == 0 { return suspendingCurrent }
         let synchronous = ReferenceWord.instance(word, as: ResolutionFrame.self)
         // A task a synchronous factory starts inline (`Task.immediate`) may build asynchronously on top of
@@ -70,19 +70,37 @@ final class ResolutionFrame: Sendable {
         return suspending
     }
 
-    /// The innermost synchronous build of the running thread (unretained: ``withCurrent(_:_:)`` keeps it
-    /// alive while it is installed). A thread-local word rather than a task-local push, which allocates
-    /// outside a task and costs a few hundred instructions on every build.
-    @usableFromInline
-    static let threadSlot = ThreadSlot()
+    /// The innermost asynchronous build of the running task, if one is running.
+    ///
+    /// The task local is read only while an asynchronous build runs somewhere in the process (a read
+    /// costs over a hundred instructions, more than the rest of finding the path): when none does, no
+    /// task can be inside one. A task started inside an asynchronous build inherits its frame and may
+    /// outlive it: a frame whose build ended is no build of the running task, and is not returned.
+    private static var suspendingCurrent: ResolutionFrame? {
+        guard asyncBuildsRunning.load(ordering: .relaxed) != 0, let frame = pushedSuspending,
+            !frame.asyncBuildEnded.load(ordering: .acquiring)
+        else { return nil }
+        return frame
+    }
 
-    /// The innermost asynchronous build of the running task.
-    @TaskLocal static var suspendingCurrent: ResolutionFrame?
+    /// The innermost asynchronous build of the running task, as pushed (see ``suspendingCurrent``).
+    @TaskLocal private static var pushedSuspending: ResolutionFrame?
 
-    /// Runs `body`, a synchronous factory, with `frame` as the running thread's innermost build.
+    /// The number of asynchronous builds running in the process. A task inside one counted it before
+    /// pushing its frame, so it never reads 0.
+    private static let asyncBuildsRunning = Atomic<Int>(0)
+
+    /// Set when this frame's asynchronous build ended (see ``suspendingCurrent``).
+    private let asyncBuildEnded = Atomic<Bool>(false)
+
+    /// Runs `body`, a synchronous factory, with `frame` as the running thread's innermost build: in the
+    /// thread's ``ThreadSlot/resolutionFrame`` word, unretained (kept alive here while installed), rather
+    /// than by a task-local push, which allocates outside a task and costs a few hundred instructions.
     @usableFromInline
     static func withCurrent<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) rethrows -> Result {
-        try withExtendedLifetime(frame) { try threadSlot.withWord(ReferenceWord.unretained(frame), body) }
+        try withExtendedLifetime(frame) {
+            try ThreadSlot.resolutionFrame.withWord(ReferenceWord.unretained(frame), body)
+        }
     }
 
     /// Runs `body`, an asynchronous factory, with `frame` as the running task's innermost build.
@@ -90,7 +108,12 @@ final class ResolutionFrame: Sendable {
         _ frame: ResolutionFrame,
         _ body: () async throws -> Result
     ) async rethrows -> Result {
-        try await $suspendingCurrent.withValue(frame, operation: body)
+        asyncBuildsRunning.add(1, ordering: .relaxed)
+        defer {
+            frame.asyncBuildEnded.store(true, ordering: .releasing)
+            asyncBuildsRunning.subtract(1, ordering: .relaxed)
+        }
+        return try await $pushedSuspending.withValue(frame, operation: body)
     }
 
     private init(provider: any AnyProviderBox, parent: ResolutionFrame?) {
@@ -103,20 +126,22 @@ final class ResolutionFrame: Sendable {
 
     /// A frame of the running thread's last synchronous build, kept for its next one (held +1, or 0):
     /// a request that builds its scoped objects then allocates no frame. Released if the thread ends.
-    static let spareSlot = ThreadSlot(releasingAtThreadExit: true)
+    static var spareSlot: ThreadSlot { .spareResolutionFrame }
 
-    /// Runs `body`, a synchronous build of `provider`, in a frame inside the running task's path: the
-    /// running thread's spare frame if it has one, else a new one. The frame is kept as the thread's
-    /// spare afterwards if nothing else holds it (a waiter's attempt or a `require`'s failure sink may).
+    /// Runs `body`, a synchronous build of `provider`, in a frame below `path`, the running task's path
+    /// (``current``): the running thread's spare frame if it has one, else a new one. The frame is kept
+    /// as the thread's spare afterwards if nothing else holds it (a waiter's attempt or a `require`'s
+    /// failure sink may).
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path; what
     ///   `body` throws.
     @inlinable
     static func withFrame<Result>(
         building provider: any AnyProviderBox,
+        below path: ResolutionFrame?,
         _ body: (ResolutionFrame) throws(ContextError) -> Result
     ) throws(ContextError) -> Result {
-        let frame = try enter(provider)
+        let frame = try enter(provider, below: path)
         // Handed over with `consume` (not from a `defer`, which would keep the local's reference): the
         // frame can then be the only reference left.
         do throws(ContextError) {
@@ -173,12 +198,16 @@ final class ResolutionFrame: Sendable {
 
     // MARK: - Entering a build
 
-    /// A frame for building `provider` inside the running task's path.
+    /// A frame for building `provider` below `parent`, the running task's path (``current``).
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path.
     @usableFromInline
-    static func enter(_ provider: any AnyProviderBox) throws(ContextError) -> ResolutionFrame {
-        let parent = current
+    static func enter(
+        _ provider: any AnyProviderBox,
+        below parent: ResolutionFrame?
+    ) throws(ContextError)
+        -> ResolutionFrame
+    {
         var node = parent
         while let frame = node {
             if frame.provider === provider, let parent {
@@ -201,11 +230,11 @@ final class ResolutionFrame: Sendable {
         return labels.reversed()
     }
 
-    /// The nearest singleton being built on the running task's path, if any.
+    /// The nearest singleton being built on `path` (the running task's, ``current``), if any.
     @usableFromInline
-    static var enclosingSingleton: ResolutionFrame? {
+    static func enclosingSingleton(on path: ResolutionFrame?) -> ResolutionFrame? {
         // A walk, not `path`: this runs on every resolve of a scoped object, warm ones included.
-        var node = current
+        var node = path
         while let frame = node {
             if frame.lifetime == .singleton { return frame }
             node = frame.parent

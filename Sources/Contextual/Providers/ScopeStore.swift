@@ -213,7 +213,7 @@ extension ScopeStore {
     /// The buffer (state and lock) of the store of a context that ended on the running thread, emptied,
     /// held +1 (or 0): kept for the next context that builds, so that a scope per request allocates no
     /// store (nor initializes a mutex). Released if the thread ends.
-    static let spareSlot = ThreadSlot(releasingAtThreadExit: true)
+    static var spareSlot: ThreadSlot { .spareScopeStoreBuffer }
 
     /// A buffer for a new store: the running thread's spare if it has one, else a new one.
     static func makeBuffer() -> LockedBuffer<State> {

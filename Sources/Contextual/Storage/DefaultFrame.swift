@@ -49,7 +49,7 @@ final class DefaultFrame: Sendable {
 
     /// The innermost frame of the running thread (unretained: the frame is kept alive by
     /// ``withCurrent(_:_:)`` for as long as it is installed).
-    private static let slot = ThreadSlot()
+    private static var slot: ThreadSlot { .defaultFrame }
 
     /// The innermost default the running thread is computing, if any.
     static var current: DefaultFrame? {

@@ -10,78 +10,102 @@ import Darwin
 
 // MARK: - ThreadSlot
 
-/// A word each thread has its own of (a `pthread` key). Either an unretained reference that a
-/// synchronous call installs for the calls it makes (``withWord(_:_:)``): the running thread's innermost
-/// default being computed (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot
-/// made with `releasingAtThreadExit`, a retained reference the thread keeps for later (``keepSpare(_:)``): a
-/// spare resolution frame or scope store buffer. A releasing slot is never used with ``withWord(_:_:)``.
+/// A word each thread has its own of: one of the words of the running thread's block (``words``), found
+/// with one `pthread` key. Either an unretained reference that a synchronous call installs for the calls
+/// it makes (``withWord(_:_:)``): the running thread's innermost default being computed
+/// (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot that holds references,
+/// a retained reference the thread keeps for later (``keepSpare(_:)``): a spare resolution frame or scope
+/// store buffer, released when the thread ends. A slot that holds references is never used with
+/// ``withWord(_:_:)``.
 ///
 /// Cheaper than a task local, whose push allocates outside a task (a few hundred instructions against a
 /// few dozen here), and right for synchronous work, which runs on one thread from start to end; work
-/// that may suspend keeps its path in a task local.
+/// that may suspend keeps its path in a task local. One block for every slot, rather than a key per
+/// slot: a build reads and writes its words as plain memory after one `pthread_getspecific`, instead of
+/// a `pthread_setspecific` (about 35 instructions) per write.
 ///
 /// ```swift
-/// static let slot = ThreadSlot()
-/// slot.withWord(ReferenceWord.unretained(frame)) { slot.word }  // the frame's word
+/// ThreadSlot.resolutionFrame.withWord(ReferenceWord.unretained(frame)) { ThreadSlot.resolutionFrame.word }
 /// ```
 @usableFromInline
 struct ThreadSlot: Sendable {
-    private let key: pthread_key_t
+    /// The slot's index in the thread's block.
+    @usableFromInline
+    let index: Int
 
-    /// Makes the thread-local key; each use site keeps one for the life of the process. With
-    /// `releasingAtThreadExit`, the slot holds a retained reference (see ``keepSpare(_:)``), which a thread
-    /// releases as it ends.
-    init(releasingAtThreadExit: Bool = false) {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key, releasingAtThreadExit ? ThreadSlot.release : nil)
-        precondition(result == 0, "pthread_key_create failed with \(result)")
-        self.key = key
+    private init(index: Int) {
+        self.index = index
     }
 
-    /// Releases the reference a slot releasing at thread exit holds, as its thread ends (the destructor of
-    /// its key, which the system calls with a word that is not 0).
+    // MARK: - The slots
+
+    /// The innermost synchronous build of the running thread (unretained), for ``ResolutionFrame``.
+    @usableFromInline
+    static let resolutionFrame = ThreadSlot(index: 0)
+    /// The innermost default the running thread computes (unretained), for ``DefaultFrame``.
+    static let defaultFrame = ThreadSlot(index: 1)
+    /// The frame of the running thread's last synchronous build, kept for its next one (retained).
+    static let spareResolutionFrame = ThreadSlot(index: 2)
+    /// The buffer of the store of a scope that ended on the running thread, kept for the next (retained).
+    static let spareScopeStoreBuffer = ThreadSlot(index: 3)
+
+    /// The number of words in a thread's block.
+    private static let wordCount = 4
+    /// The index of the first slot that holds retained references: it and those after it are released
+    /// when their thread ends.
+    private static let firstRetaining = 2
+
+    // MARK: - The running thread's block
+
+    /// The key of the running thread's block, whose destructor releases what its slots hold.
+    private static let blockKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, releaseBlock)
+        precondition(result == 0, "pthread_key_create failed with \(result)")
+        return key
+    }()
+
+    /// The running thread's block of words, made (all 0) on the thread's first use.
+    @usableFromInline
+    static var words: UnsafeMutablePointer<UInt> {
+        if let block = pthread_getspecific(blockKey) { return block.assumingMemoryBound(to: UInt.self) }
+        return makeBlock()
+    }
+
+    private static func makeBlock() -> UnsafeMutablePointer<UInt> {
+        let block = UnsafeMutablePointer<UInt>.allocate(capacity: wordCount)
+        block.initialize(repeating: 0, count: wordCount)
+        pthread_setspecific(blockKey, block)
+        return block
+    }
+
+    /// Releases what a thread's block holds and frees it, as the thread ends (the destructor of
+    /// ``blockKey``, which the system calls with a block that is not nil).
     #if canImport(Darwin)
-    private static let release: @convention(c) (UnsafeMutableRawPointer) -> Void = { word in
-        // Safe: a slot made this way holds only retained references (see `keepSpare(_:)`).
-        Unmanaged<AnyObject>.fromOpaque(word).release()
+    private static let releaseBlock: @convention(c) (UnsafeMutableRawPointer) -> Void = { block in
+        ThreadSlot.release(block.assumingMemoryBound(to: UInt.self))
     }
     #else
-    private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { word in
-        // Safe: a slot made this way holds only retained references (see `keepSpare(_:)`).
-        if let word { Unmanaged<AnyObject>.fromOpaque(word).release() }
+    private static let releaseBlock: @convention(c) (UnsafeMutableRawPointer?) -> Void = { block in
+        if let block { ThreadSlot.release(block.assumingMemoryBound(to: UInt.self)) }
     }
     #endif
 
-    /// The running thread's word: what the innermost ``withWord(_:_:)`` installed, or 0.
+    private static func release(_ block: UnsafeMutablePointer<UInt>) {
+        // Read out first: a deinit run by a release may use the thread's slots again (in a new block).
+        let held = (firstRetaining..<wordCount).map { block[$0] }
+        block.deallocate()
+        // Safe: these slots hold only retained references (see `keepSpare(_:)`).
+        for word in held where word != 0 { ReferenceWord.release(word) }
+    }
+
+    // MARK: - Reading and installing
+
+    /// The running thread's word: what the innermost ``withWord(_:_:)`` installed (or the spare kept),
+    /// or 0.
     @usableFromInline
     var word: UInt {
-        UInt(bitPattern: pthread_getspecific(key))
-    }
-
-    // MARK: - Spares
-
-    /// Takes out the object the running thread keeps here (the caller now holds it), or nil: for a slot
-    /// releasing at thread exit, which holds what ``keepSpare(_:)`` kept.
-    ///
-    /// ```swift
-    /// let frame = slot.takeSpare(as: ResolutionFrame.self) ?? ResolutionFrame(…)
-    /// ```
-    ///
-    /// - Precondition: the slot releases at thread exit and keeps only `Instance`s.
-    func takeSpare<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
-        let word = self.word
-        if word == 0 { return nil }
-        pthread_setspecific(key, nil)
-        return ReferenceWord.takeRetained(word, as: Instance.self)
-    }
-
-    /// Keeps `instance` for the running thread, unless it keeps one already; the slot holds it until it is
-    /// taken out or the thread ends.
-    ///
-    /// - Precondition: the slot releases at thread exit.
-    func keepSpare(_ instance: AnyObject) {
-        guard word == 0 else { return }
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: ReferenceWord.retained(instance)))
+        ThreadSlot.words[index]
     }
 
     /// Runs `body` with `word` as the running thread's word, then puts the previous one back.
@@ -89,9 +113,39 @@ struct ThreadSlot: Sendable {
     /// - Precondition: `word` is an unretained reference the caller keeps alive for the call.
     @usableFromInline
     func withWord<Result>(_ word: UInt, _ body: () throws -> Result) rethrows -> Result {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: word))
-        defer { pthread_setspecific(key, previous) }
+        // The running thread's own block: valid for the call, which runs on this thread.
+        let slot = ThreadSlot.words + index
+        let previous = slot.pointee
+        slot.pointee = word
+        defer { slot.pointee = previous }
         return try body()
+    }
+
+    // MARK: - Spares
+
+    /// Takes out the object the running thread keeps here (the caller now holds it), or nil: for a slot
+    /// that holds references, which holds what ``keepSpare(_:)`` kept.
+    ///
+    /// ```swift
+    /// let frame = ThreadSlot.spareResolutionFrame.takeSpare(as: ResolutionFrame.self) ?? ResolutionFrame(…)
+    /// ```
+    ///
+    /// - Precondition: the slot holds references, and only `Instance`s.
+    func takeSpare<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
+        let slot = ThreadSlot.words + index
+        let word = slot.pointee
+        if word == 0 { return nil }
+        slot.pointee = 0
+        return ReferenceWord.takeRetained(word, as: Instance.self)
+    }
+
+    /// Keeps `instance` for the running thread, unless it keeps one already; the slot holds it until it is
+    /// taken out or the thread ends.
+    ///
+    /// - Precondition: the slot holds references.
+    func keepSpare(_ instance: AnyObject) {
+        let slot = ThreadSlot.words + index
+        guard slot.pointee == 0 else { return }
+        slot.pointee = ReferenceWord.retained(instance)
     }
 }
