@@ -20,7 +20,7 @@ extension Context {
         // to a function that is not inlined (in a closure, say), it would be made on every read.
         if ObservationRecorder.active == nil {
             if readsInitial {
-                if !chainHasProviders { return initial[keyPath: keyPath] }
+                if !chainHasProviders { return ContextValues.value(at: keyPath, of: initial) }
                 // A view of `initial` with this context as its reader, lent without a copy.
                 return ContextValues.withView(of: initial, readBy: self) { $0[keyPath: keyPath] }
             }
@@ -31,7 +31,7 @@ extension Context {
             }
         }
         let read = beginRead()
-        let value = read.values[keyPath: keyPath]
+        let value = ContextValues.value(at: keyPath, of: read.values)
         endRead(read)
         return value
     }

@@ -58,7 +58,7 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```
     @inlinable
     public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
-        self.memo = InjectedMemo(context: context, source: .keyPath { $0[keyPath: keyPath] })
+        self.memo = InjectedMemo(context: context, source: .keyPath { ContextValues.value(at: keyPath, of: $0) })
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
