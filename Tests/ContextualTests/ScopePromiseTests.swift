@@ -13,11 +13,14 @@ struct ScopePromiseTests {
         let log = Collector<String>()
         let gate = Gate()
         let started = Gate()
+        let built = Locked.make(WeakTransaction())
         let app = Context(name: "app") {
             $0.provide(Transaction.self, lifetime: .scoped) { _ in
                 started.open()
                 gate.wait()
-                return Transaction(id: "late", log: log)
+                let transaction = Transaction(id: "late", log: log)
+                built.withLock { $0.object = transaction }
+                return transaction
             }
         }
         let request = app.scope(name: "request")
@@ -38,6 +41,8 @@ struct ScopePromiseTests {
         let error = await resolved
         #expect(error?.code == .scopeEnded)
         #expect(log.all == ["shutdown late"])
+        // Shut down and handed out to nobody: nothing keeps it (the scope's cell does not either).
+        #expect(built.withLock { $0.object } == nil)
     }
 
     @Test("A singleton build in flight when its registrar shuts down is shut down with it")
@@ -376,4 +381,9 @@ struct OwnedMemberTests {
         host.removeMember(member)
         #expect(host.members.isEmpty)
     }
+}
+
+/// A transaction a test watches go away.
+private struct WeakTransaction {
+    weak var object: Transaction?
 }

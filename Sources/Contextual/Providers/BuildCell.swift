@@ -108,6 +108,93 @@ final class BuildCell<Value: Sendable>: Sendable {
         attempt?.finish(error)
     }
 
+    // MARK: - A scoped object's build
+
+    /// Whether this is a scoped object's cell, guarded by its scope's lock (see ``nextStep(frame:beginningBuildOf:in:)``).
+    @usableFromInline
+    var isScoped: Bool { scopeLock != nil }
+
+    /// For a scoped object's cell: ``nextStep(frame:)``, and when the step is to build, `provider`'s build
+    /// begun in `scope`'s store (``ScopeStore/beginBuild(of:)``), under the scope's lock once. Nil when the
+    /// scope ended: nothing more is built for it.
+    @usableFromInline
+    func nextStep(
+        frame: ResolutionFrame,
+        beginningBuildOf provider: any AnyProviderBox,
+        in scope: Context
+    ) -> BuildStep? {
+        // Safe: a scoped cell has its scope's lock.
+        Locked(buffer: scopeLock.unsafelyUnwrapped).withLock { state -> BuildStep? in
+            if builtBits.load(ordering: .acquiring) != 0 { return .built }
+            switch running {
+            case .none:
+                guard state.beginBuild(of: provider, scopeEnded: scope.scopeEnded) else { return nil }
+                running = .building(frame)
+                return .build
+            case .building(let builder):
+                builder.markWaitedFor()
+                let attempt = BuildAttempt(builder: builder)
+                running = .waited(attempt)
+                return .wait(attempt)
+            case .waited(let attempt):
+                return .wait(attempt)
+            }
+        }
+    }
+
+    /// For a scoped object's cell: ends the build begun with ``nextStep(frame:beginningBuildOf:in:)``, and
+    /// `provider`'s build in `scope`'s store (``ScopeStore/endBuild(built:shutdown:by:)``), under the
+    /// scope's lock once. Keeps `value` (the object built, or nil when the build failed) only when the
+    /// scope recorded it. Returns where the object ended up and the attempt its waiters wait on, which
+    /// the caller finishes (with the error it throws, if any).
+    @inlinable
+    func endScopedBuild(
+        keeping value: Value?,
+        shutdown: (any ScopeShutdown)?,
+        ownedBy provider: any AnyProviderBox,
+        owned: Bool,
+        in scope: Context
+    ) -> (outcome: ScopeStore.Outcome, attempt: BuildAttempt?) {
+        endScopedBuild(
+            keeping: value.map(keptWord) ?? 0,
+            shutdown: shutdown,
+            ownedBy: provider,
+            owned: owned,
+            in: scope
+        )
+    }
+
+    /// ``endScopedBuild(keeping:shutdown:ownedBy:owned:in:)`` with the object as its kept word (0 for none):
+    /// not specialized for `Value`.
+    @usableFromInline
+    func endScopedBuild(
+        keeping word: UInt,
+        shutdown: (any ScopeShutdown)?,
+        ownedBy provider: any AnyProviderBox,
+        owned: Bool,
+        in scope: Context
+    ) -> (outcome: ScopeStore.Outcome, attempt: BuildAttempt?) {
+        // Safe: a scoped cell has its scope's lock.
+        let (outcome, attempt, resumed) = Locked(buffer: scopeLock.unsafelyUnwrapped).withLock {
+            state -> (ScopeStore.Outcome, BuildAttempt?, [CheckedContinuation<Void, Never>]) in
+            let (outcome, resumed) = state.endBuild(
+                built: word != 0 && owned,
+                shutdown: shutdown,
+                by: provider,
+                scopeEnded: scope.scopeEnded
+            )
+            // Kept only if the scope took it: a build that failed, or outlived its scope, caches nothing.
+            if word != 0 && outcome == .recorded { builtBits.store(word, ordering: .releasing) }
+            defer { running = .none }
+            if case .waited(let attempt) = running { return (outcome, attempt, resumed) }
+            return (outcome, nil, resumed)
+        }
+        // Not kept: released here, outside the lock (the caller holds its own copy of the object).
+        if word != 0 && outcome != .recorded { ReferenceWord.release(word) }
+        for shutdown in resumed { shutdown.resume() }
+        return (outcome, attempt)
+    }
+
     // MARK: - Building
 
     /// The object, built by `build` (running in `frame`) if this is the first resolve; waits for a

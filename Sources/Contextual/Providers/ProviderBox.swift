@@ -154,6 +154,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         guard let cell = target.cell else {
             return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
         }
+        if cell.isScoped {
+            return try buildScoped(in: frame, cell: cell, scope: target.context, make: make, asker: asker)
+        }
         return try cell.value(frame: frame, asker: asker) { () throws(ContextError) -> Value in
             let store = target.context.scopeStore
             guard store.beginBuild(of: self) else {
@@ -173,6 +176,54 @@ final class ProviderBox<Value: Sendable>: ContextBox {
                 asker: asker
             )
             return value
+        }
+    }
+
+    /// Builds the object of `cell`, a scoped object's cell in `scope`, with `make`, running in `frame`, or
+    /// waits for the build in flight: as ``BuildCell/value(frame:asker:build:)`` with the scope's store
+    /// told of the build, where the cell's step and the store's bookkeeping share one critical section
+    /// at the start and one at the end (the cell is guarded by the scope's lock).
+    @inlinable
+    func buildScoped(
+        in frame: ResolutionFrame,
+        cell: BuildCell<Value>,
+        scope: Context,
+        make: @Sendable (Context) throws -> Value,
+        asker: Context
+    ) throws(ContextError) -> Value {
+        while true {
+            switch cell.nextStep(frame: frame, beginningBuildOf: self, in: scope) {
+            case nil:
+                throw ContextError.scopeEnded(label, ended: scope, asker: asker)
+            case .built?:
+                if let value = cell.built { return value }
+            case .wait(let attempt)?:
+                try cell.waitForBuild(attempt, asker: asker)
+            case .build?:
+                let value: Value
+                do throws(ContextError) {
+                    value = try run(make, on: scope, in: frame, asker: asker)
+                } catch {
+                    let ended = cell.endScopedBuild(keeping: nil, shutdown: nil, ownedBy: self, owned: false, in: scope)
+                    ended.attempt?.finish(error)
+                    throw error
+                }
+                let ended = cell.endScopedBuild(
+                    keeping: value,
+                    shutdown: ownsObjects ? shutdownObject(value) : nil,
+                    ownedBy: self,
+                    owned: ownsObjects,
+                    in: scope
+                )
+                do throws(ContextError) {
+                    try checkOwned(ended.outcome, value, owner: scope, asker: asker)
+                } catch {
+                    ended.attempt?.finish(error)
+                    throw error
+                }
+                ended.attempt?.finish(nil)
+                return value
+            }
         }
     }
 

@@ -84,11 +84,7 @@ struct ScopeStore: @unchecked Sendable {
     /// is on a benchmarked path).
     @usableFromInline
     func beginBuild(of provider: any AnyProviderBox) -> Bool {
-        state.withLock { state in
-            if context.scopeEnded.load(ordering: .acquiring) { return false }
-            state.running.append(provider)
-            return true
-        }
+        state.withLock { $0.beginBuild(of: provider, scopeEnded: context.scopeEnded) }
     }
 
     /// Ends a build begun with ``beginBuild(of:)``: records the object it built, if it built one (false
@@ -97,20 +93,8 @@ struct ScopeStore: @unchecked Sendable {
     /// for it.
     @usableFromInline @discardableResult
     func endBuild(built: Bool, shutdown: (any ScopeShutdown)?, by provider: any AnyProviderBox) -> Outcome {
-        let (outcome, resumed) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
-            state.running.removeFirst { $0 === provider }
-            var outcome = Outcome.recorded
-            if built {
-                if state.closed {
-                    outcome = .closed
-                } else {
-                    state.built.append(BuiltObject(builder: .provider(provider), object: shutdown))
-                    if context.scopeEnded.load(ordering: .acquiring) { outcome = .ended }
-                }
-            }
-            guard state.running.isEmpty else { return (outcome, []) }
-            defer { state.drained = [] }
-            return (outcome, state.drained)
+        let (outcome, resumed) = state.withLock {
+            $0.endBuild(built: built, shutdown: shutdown, by: provider, scopeEnded: context.scopeEnded)
         }
         for shutdown in resumed { shutdown.resume() }
         return outcome
@@ -205,6 +189,42 @@ struct ScopeStore: @unchecked Sendable {
 
     /// The labels of the objects built here, in order of creation.
     var builtLabels: [String] { state.withLock { $0.built.map(\.builder) }.map(\.label) }
+}
+
+// MARK: - Builds, under the lock
+
+extension ScopeStore.State {
+    /// Starts a build of `provider` the scope owns (see ``ScopeStore/beginBuild(of:)``), unless the scope
+    /// ended (`scopeEnded`, its context's flag): false then. The caller holds the store's lock.
+    mutating func beginBuild(of provider: any AnyProviderBox, scopeEnded: borrowing Atomic<Bool>) -> Bool {
+        if scopeEnded.load(ordering: .acquiring) { return false }
+        running.append(provider)
+        return true
+    }
+
+    /// Ends a build begun with ``beginBuild(of:scopeEnded:)`` (see ``ScopeStore/endBuild(built:shutdown:by:)``);
+    /// returns where the object ended up and the shutdowns to resume (outside the lock) when no build
+    /// runs any more. The caller holds the store's lock.
+    mutating func endBuild(
+        built: Bool,
+        shutdown: (any ScopeShutdown)?,
+        by provider: any AnyProviderBox,
+        scopeEnded: borrowing Atomic<Bool>
+    ) -> (ScopeStore.Outcome, [CheckedContinuation<Void, Never>]) {
+        running.removeFirst { $0 === provider }
+        var outcome = ScopeStore.Outcome.recorded
+        if built {
+            if closed {
+                outcome = .closed
+            } else {
+                self.built.append(ScopeStore.BuiltObject(builder: .provider(provider), object: shutdown))
+                if scopeEnded.load(ordering: .acquiring) { outcome = .ended }
+            }
+        }
+        guard running.isEmpty else { return (outcome, []) }
+        defer { drained = [] }
+        return (outcome, drained)
+    }
 }
 
 // MARK: - Reusing buffers
