@@ -25,12 +25,18 @@ final class BuildCell<Value: Sendable>: Sendable {
     /// and shares its scope's lock rather than making its own. Unowned: the store holds the cell, and
     /// every resolver that holds the cell holds the scope's context, which holds the store.
     nonisolated(unsafe) unowned(unsafe) private let scopeLock: LockedBuffer<ScopeStore.State>?
+    /// Whether this is a scoped object's cell, guarded by its scope's lock (see
+    /// ``nextStep(frame:beginningBuildOf:in:)``). Stored: testing ``scopeLock`` loads an unowned reference,
+    /// which retains and releases it.
+    @usableFromInline
+    let isScoped: Bool
 
     /// A cell with a lock of its own (a singleton's).
     @usableFromInline
     init() {
         ownLock = Locked.make(())
         scopeLock = nil
+        isScoped = false
     }
 
     /// A cell guarded by the lock of the scope store `scopeLock` belongs to (a scoped object's).
@@ -38,6 +44,7 @@ final class BuildCell<Value: Sendable>: Sendable {
     init(guardedBy scopeLock: LockedBuffer<ScopeStore.State>) {
         ownLock = nil
         self.scopeLock = scopeLock
+        isScoped = true
     }
 
     /// Runs `body` on ``running`` under the cell's lock.
@@ -110,9 +117,6 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     // MARK: - A scoped object's build
 
-    /// Whether this is a scoped object's cell, guarded by its scope's lock (see ``nextStep(frame:beginningBuildOf:in:)``).
-    @usableFromInline
-    var isScoped: Bool { scopeLock != nil }
 
     /// For a scoped object's cell: ``nextStep(frame:)``, and when the step is to build, `provider`'s build
     /// begun in `scope`'s store (``ScopeStore/beginBuild(of:)``), under the scope's lock once. Nil when the
