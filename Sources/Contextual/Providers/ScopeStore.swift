@@ -170,20 +170,18 @@ struct ScopeStore: @unchecked Sendable {
     /// message: making one costs more than the rest of a request's shutdown). An inline list: a request's
     /// scope mostly shuts down one object, and an array of it would be an allocation per request.
     func close() -> InlineList<(builder: Builder, object: any ScopeShutdown)> {
-        let (built, cells) = state.withLock { state in
+        let (objects, cells) = state.withLock { state in
             state.closed = true
-            let built = state.built
-            // What built them is kept (for ``builtLabels``), not the objects: the caller shuts them down.
-            // The objects live on in `built`, so none is released under the lock.
-            state.built.updateEach { $0.object = nil }
-            defer { state.cells = Cells() }
-            return (built, state.cells)
+            // The objects are moved out to the caller, which shuts them down; what built them stays (for
+            // ``builtLabels``). Moved, not copied: none is released under the lock, and a request's
+            // shutdown retains and releases nothing it does not have to.
+            var objects = InlineList<(builder: Builder, object: any ScopeShutdown)>()
+            state.built.updateEach { entry in
+                if let object = entry.object.take() { objects.append((entry.builder, object)) }
+            }
+            return (objects, state.cells.take())
         }
         _ = consume cells  // released here, outside the lock: objects' deinits may run user code
-        var objects = InlineList<(builder: Builder, object: any ScopeShutdown)>()
-        for entry in built {
-            if let object = entry.object { objects.append((entry.builder, object)) }
-        }
         return objects
     }
 
@@ -301,6 +299,13 @@ extension ScopeStore {
         /// Adds the cell of `provider`, which has none here.
         mutating func insert(_ cell: AnyObject, for provider: AnyObject) {
             if first == nil { first = (provider, cell) } else { more[ObjectIdentifier(provider)] = (provider, cell) }
+        }
+
+        /// The cells, moved out: none is left here.
+        mutating func take() -> Cells {
+            var taken = Cells()
+            swap(&taken, &self)
+            return taken
         }
     }
 }
