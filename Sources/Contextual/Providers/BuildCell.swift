@@ -117,7 +117,6 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     // MARK: - A scoped object's build
 
-
     /// For a scoped object's cell: ``nextStep(frame:)``, and when the step is to build, `provider`'s build
     /// begun in `scope`'s store (``ScopeStore/beginBuild(of:)``), under the scope's lock once. Nil when the
     /// scope ended: nothing more is built for it.
