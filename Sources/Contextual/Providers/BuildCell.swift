@@ -10,15 +10,11 @@ import Synchronization
 /// Reading a built object is one atomic load. The first resolver builds; resolvers that come while it
 /// builds wait for that build only (a slow factory never blocks other providers); a failed build caches
 /// nothing, hands its error to the resolvers that waited for it, and the next resolve builds again.
+///
+/// `@unchecked Sendable`, as its base: it owns its lock, or shares its scope's, which orders every access
+/// to its build in flight.
 @usableFromInline
-final class BuildCell<Value: Sendable>: Sendable {
-    /// The object as kept by `keptWord(_:)` (a class instance itself, else a `ValueBox`), held +1, or 0.
-    @usableFromInline
-    let builtBits = Atomic<UInt>(0)
-    /// The build in flight, if any, and what its waiters wait on; guarded by the scope's lock for a
-    /// scoped object's cell (``scopeLock``), else by the cell's own (``ownLock``). Unchecked for
-    /// exclusivity: the lock orders every access (a dynamic check costs about 80 instructions a build).
-    @exclusivity(unchecked) nonisolated(unsafe) private var running = RunningBuild.none
+final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
     /// The lock of a singleton's cell (one per registered provider).
     private let ownLock: Locked<Void>?
     /// The lock of the scope whose store holds this cell: a scoped object's cell is made per request,
@@ -33,10 +29,11 @@ final class BuildCell<Value: Sendable>: Sendable {
 
     /// A cell with a lock of its own (a singleton's).
     @usableFromInline
-    init() {
+    override init() {
         ownLock = Locked.make(())
         scopeLock = nil
         isScoped = false
+        super.init()
     }
 
     /// A cell guarded by the lock of the scope store `scopeLock` belongs to (a scoped object's).
@@ -45,6 +42,7 @@ final class BuildCell<Value: Sendable>: Sendable {
         ownLock = nil
         self.scopeLock = scopeLock
         isScoped = true
+        super.init()
     }
 
     /// Runs `body` on ``running`` under the cell's lock.
@@ -52,11 +50,6 @@ final class BuildCell<Value: Sendable>: Sendable {
         if let scopeLock { return Locked(buffer: scopeLock).withLock { _ in body(&running) } }
         // Safe: a cell has a scope's lock or its own.
         return ownLock.unsafelyUnwrapped.withLock { body(&running) }
-    }
-
-    deinit {
-        let bits = builtBits.load(ordering: .acquiring)
-        if bits != 0 { ReferenceWord.release(bits) }
     }
 
     /// The object, if it was built.
@@ -294,6 +287,42 @@ final class BuildCell<Value: Sendable>: Sendable {
         case .cancelled:
             throw ContextError.cancelled(attempt.label, asker: asker)
         }
+    }
+}
+
+// MARK: - AnyBuildCell
+
+/// What a cell holds whatever it builds: the object it built, as a word, and the build in flight. The
+/// base of ``BuildCell``, so that a scope's store can empty a cell for the next scope without knowing
+/// what it builds (see ``ScopeStore/State/spareCell``); a protocol would do, but an existential cannot
+/// be checked for uniqueness in place, which reusing a cell needs.
+///
+/// `@unchecked Sendable`: ``builtBits`` is atomic, and ``running`` is only touched under the lock its
+/// ``BuildCell`` owns or shares with its scope.
+@usableFromInline
+class AnyBuildCell: @unchecked Sendable {
+    /// The object as kept by `keptWord(_:)` (a class instance itself, else a `ValueBox`), held +1, or 0.
+    @usableFromInline
+    final let builtBits = Atomic<UInt>(0)
+    /// The build in flight, if any, and what its waiters wait on; guarded by the scope's lock for a
+    /// scoped object's cell, else by the cell's own (see ``BuildCell``). Unchecked for exclusivity: the
+    /// lock orders every access (a dynamic check costs about 80 instructions a build).
+    @exclusivity(unchecked) nonisolated(unsafe) fileprivate final var running = RunningBuild.none
+
+    @usableFromInline
+    init() {}
+
+    deinit {
+        let bits = builtBits.load(ordering: .acquiring)
+        if bits != 0 { ReferenceWord.release(bits) }
+    }
+
+    /// Empties the cell for reuse, unless a build runs in it (nil then): returns the word of the object it
+    /// kept (0 if none), which the caller releases outside the lock. The caller holds the lock the cell
+    /// shares with its scope, and the only reference to the cell.
+    final func emptyForReuse() -> UInt? {
+        guard case .none = running else { return nil }
+        return builtBits.exchange(0, ordering: .acquiringAndReleasing)
     }
 }
 

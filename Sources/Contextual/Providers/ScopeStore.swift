@@ -8,8 +8,11 @@ import Synchronization
 /// down when it ends (those it built as a scope or as the registrar of singletons), and whether it ended.
 /// Made on first use, so a context that builds nothing pays nothing: one buffer (its state and its lock,
 /// which its scoped objects' cells share), kept by the context, and taken from the thread's spare when it
-/// has one (the buffer of a context that ended on it, emptied; see ``keepAsSpare(_:)``). Whether the scope
-/// ended is the context's own flag (``Context/isEnded``), read without the lock on the resolve path.
+/// has one (the buffer of a context that ended on it, emptied; see ``keepAsSpare(_:)``). The buffer keeps
+/// the cell of the first scoped object built with it, emptied, for the next scope's object of the same
+/// provider (``State/spareCell``): a request that builds one scoped object allocates neither a store nor
+/// a cell. Whether the scope ended is the context's own flag (``Context/isEnded``), read without the lock
+/// on the resolve path.
 ///
 /// `@unchecked Sendable`: a view of the context's store, whose state is only touched under its lock, and
 /// of the context (which is `Sendable`).
@@ -32,35 +35,63 @@ struct ScopeStore: @unchecked Sendable {
         /// The objects built here, in order of creation, with their providers (for their labels): the
         /// object is kept only if it is to be shut down.
         var built = InlineList<BuiltObject>()
-        /// The builds this scope owns that are running (a scoped object, a singleton it registered).
-        var running = InlineList<any AnyProviderBox>()
+        /// The builds this scope owns that are running (a scoped object, a singleton it registered), by
+        /// their providers, unretained: a provider is alive while it builds (the build holds it), and its
+        /// entry goes before the build returns.
+        var running = InlineList<Unmanaged<AnyObject>>()
         /// Shutdowns waiting for the running builds to end.
         var drained: [CheckedContinuation<Void, Never>] = []
         /// Set once the shutdown took the objects to shut down: what is built later is shut down by
         /// its builder.
         var closed = false
+        /// The emptied cell of the last scope that used this store (its buffer is reused, see
+        /// ``ScopeStore/keepAsSpare(_:)``), for the first scoped object of the same provider built here:
+        /// a scope per request then allocates no cell.
+        var spareCell: SpareCell?
+    }
+
+    /// An emptied cell kept for reuse, with the identity of the provider it was made for.
+    @usableFromInline
+    struct SpareCell {
+        let providerID: ObjectIdentifier
+        let cell: AnyBuildCell
     }
 
     /// The cell of `provider` in this scope, or nil when the scope ended.
     @inlinable
     func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
-        guard let cell = cell(for: provider, makingIfNone: { BuildCell<Value>(guardedBy: $0) }) else { return nil }
+        guard
+            let cell = cell(
+                for: provider,
+                reusing: { type(of: $0) == BuildCell<Value>.self },
+                makingIfNone: { BuildCell<Value>(guardedBy: $0) }
+            )
+        else { return nil }
         // Safe: the cell was stored under this provider's identity, which fixes `Value`.
         return unsafeDowncast(cell, to: BuildCell<Value>.self)
     }
 
-    /// The cell of `provider`, made by `make` if it has none; nil when the scope ended. Not generic (its
+    /// The cell of `provider`: its own if it has one, else the spare cell (``State/spareCell``) if that
+    /// was made for it and `isReusable` says it is of the right type (a provider's identity may have been
+    /// reused by another since), else one made by `make`; nil when the scope ended. Not generic (its
     /// caller casts), so that no metadata is looked up for the cell's type on every request.
     @usableFromInline
     func cell(
         for provider: AnyObject,
-        makingIfNone make: (LockedBuffer<State>) -> AnyObject
-    ) -> AnyObject? {
+        reusing isReusable: (AnyBuildCell) -> Bool,
+        makingIfNone make: (LockedBuffer<State>) -> AnyBuildCell
+    ) -> AnyBuildCell? {
         state.withLock { state in
             if context.scopeEnded.load(ordering: .acquiring) { return nil }
             if let cell = state.cells[provider] { return cell }
-            // The cell shares this store's lock (it never takes it while this store holds it).
-            let cell = make(self.state.buffer)
+            let cell: AnyBuildCell
+            if let spare = state.spareCell, spare.providerID == ObjectIdentifier(provider), isReusable(spare.cell) {
+                state.spareCell = nil
+                cell = spare.cell
+            } else {
+                // The cell shares this store's lock (it never takes it while this store holds it).
+                cell = make(self.state.buffer)
+            }
             state.cells.insert(cell, for: provider)
             return cell
         }
@@ -162,7 +193,10 @@ struct ScopeStore: @unchecked Sendable {
             }
             for continuation in waiting { continuation.resume() }
         }
-        return state.withLock { $0.running.map(\.label) }
+        return state.withLock { state in
+            // Safe: an entry's provider is alive while its build runs (see `running`).
+            state.running.map { ($0.takeUnretainedValue() as? any AnyProviderBox)?.label ?? "?" }
+        }
     }
 
     /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
@@ -170,7 +204,7 @@ struct ScopeStore: @unchecked Sendable {
     /// message: making one costs more than the rest of a request's shutdown). An inline list: a request's
     /// scope mostly shuts down one object, and an array of it would be an allocation per request.
     func close() -> InlineList<(builder: Builder, object: any ScopeShutdown)> {
-        let (objects, cells) = state.withLock { state in
+        let (objects, cells, kept) = state.withLock { state in
             state.closed = true
             // The objects are moved out to the caller, which shuts them down; what built them stays (for
             // ``builtLabels``). Moved, not copied: none is released under the lock, and a request's
@@ -179,14 +213,30 @@ struct ScopeStore: @unchecked Sendable {
             state.built.updateEach { entry in
                 if let object = entry.object.take() { objects.append((entry.builder, object)) }
             }
-            return (objects, state.cells.take())
+            let kept = state.keepFirstCellAsSpare()
+            return (objects, state.cells.take(), kept)
         }
-        _ = consume cells  // released here, outside the lock: objects' deinits may run user code
+        // Released here, outside the lock: objects' deinits may run user code.
+        _ = consume cells
+        if kept != 0 { ReferenceWord.release(kept) }
         return objects
     }
 
     /// The labels of the objects built here, in order of creation.
     var builtLabels: [String] { state.withLock { $0.built.map(\.builder) }.map(\.label) }
+
+    /// The cell of the first scoped object built here, for a test that holds it as a resolver would.
+    var cellHeldForTesting: AnyBuildCell? {
+        state.withLock { $0.cells.firstCell }
+    }
+
+    /// The identities of the cells of the scoped objects built here, and of the spare cell if there is
+    /// one: what tests of reuse compare.
+    var cellIdentities: (cells: [ObjectIdentifier], spare: ObjectIdentifier?) {
+        state.withLock { state in
+            (state.cells.identities, state.spareCell.map { ObjectIdentifier($0.cell) })
+        }
+    }
 }
 
 // MARK: - Builds, under the lock
@@ -196,7 +246,7 @@ extension ScopeStore.State {
     /// ended (`scopeEnded`, its context's flag): false then. The caller holds the store's lock.
     mutating func beginBuild(of provider: any AnyProviderBox, scopeEnded: borrowing Atomic<Bool>) -> Bool {
         if scopeEnded.load(ordering: .acquiring) { return false }
-        running.append(provider)
+        running.append(Unmanaged.passUnretained(provider))
         return true
     }
 
@@ -209,7 +259,7 @@ extension ScopeStore.State {
         by provider: any AnyProviderBox,
         scopeEnded: borrowing Atomic<Bool>
     ) -> (ScopeStore.Outcome, [CheckedContinuation<Void, Never>]) {
-        running.removeFirst { $0 === provider }
+        running.removeFirst { $0.toOpaque() == Unmanaged.passUnretained(provider as AnyObject).toOpaque() }
         var outcome = ScopeStore.Outcome.recorded
         if built {
             if closed {
@@ -222,6 +272,27 @@ extension ScopeStore.State {
         guard running.isEmpty else { return (outcome, []) }
         defer { drained = [] }
         return (outcome, drained)
+    }
+}
+
+// MARK: - Reusing cells
+
+extension ScopeStore.State {
+    /// Keeps the cell of the first scoped object built here as ``spareCell``, emptied, when nothing but
+    /// this store holds it and no build runs in it; returns the word of the object it kept (0 if none),
+    /// which the caller releases outside the lock. The caller holds the store's lock, which the cell
+    /// shares.
+    mutating func keepFirstCellAsSpare() -> UInt {
+        // Unique: no resolver holds it (one that did could still read it); a later resolve of this scope
+        // cannot get it (the scope ended, or the store is being emptied for the next). Checked in place:
+        // a copy would be a second reference. Otherwise it is released with the rest, outside the lock.
+        guard cells.firstCellIsUnique(), let entry = cells.takeFirst() else { return 0 }
+        guard let kept = entry.cell.emptyForReuse() else {
+            cells.insert(entry.cell, for: entry.provider)
+            return 0
+        }
+        spareCell = ScopeStore.SpareCell(providerID: ObjectIdentifier(entry.provider), cell: entry.cell)
+        return kept
     }
 }
 
@@ -246,11 +317,20 @@ extension ScopeStore {
         guard isKnownUniquelyReferenced(&buffer) else { return }
         // Taken out under the lock (the last writer may have been another thread), released outside it:
         // an object's deinit is user code.
-        let left = Locked(buffer: buffer).withLock { state in
-            defer { state = State() }
-            return state
+        // What it held is moved out field by field (a copy of the whole state goes through its value
+        // witnesses): no build runs and no shutdown waits once its context ended, so only the cells, the
+        // objects and the closed flag are left to clear.
+        let (cells, built, kept) = Locked(buffer: buffer).withLock {
+            state -> (Cells, InlineList<BuiltObject>, UInt) in
+            let kept = state.keepFirstCellAsSpare()
+            state.closed = false
+            // Nothing runs and nothing waits: a build and a shutdown each hold the context.
+            assert(state.running.isEmpty && state.drained.isEmpty, "a store emptied while in use")
+            return (state.cells.take(), state.built.take(), kept)
         }
-        _ = consume left
+        _ = consume cells
+        _ = consume built
+        if kept != 0 { ReferenceWord.release(kept) }
         spareSlot.keepSpare(buffer)
     }
 }
@@ -284,21 +364,41 @@ extension ScopeStore {
 // MARK: - Cells
 
 extension ScopeStore {
+
     /// The cells of a scope's scoped objects, by provider identity: the first inline (most scopes build
     /// one or two scoped objects: no dictionary to allocate and hash), the others in a dictionary.
     struct Cells {
-        private var first: (provider: AnyObject, cell: AnyObject)?
-        private var more: [ObjectIdentifier: (provider: AnyObject, cell: AnyObject)] = [:]
+        private var first: (provider: AnyObject, cell: AnyBuildCell)?
+        private var more: [ObjectIdentifier: (provider: AnyObject, cell: AnyBuildCell)] = [:]
 
         /// The cell of `provider`, if it has one here.
-        subscript(provider: AnyObject) -> AnyObject? {
+        subscript(provider: AnyObject) -> (AnyBuildCell)? {
             if let first, first.provider === provider { return first.cell }
             return more.isEmpty ? nil : more[ObjectIdentifier(provider)]?.cell
         }
 
         /// Adds the cell of `provider`, which has none here.
-        mutating func insert(_ cell: AnyObject, for provider: AnyObject) {
+        mutating func insert(_ cell: AnyBuildCell, for provider: AnyObject) {
             if first == nil { first = (provider, cell) } else { more[ObjectIdentifier(provider)] = (provider, cell) }
+        }
+
+        /// The identities of the cells, the first added first.
+        var identities: [ObjectIdentifier] {
+            (first.map { [ObjectIdentifier($0.cell)] } ?? []) + more.values.map { ObjectIdentifier($0.cell) }
+        }
+
+        /// Whether nothing but this table holds the cell added first (false when there is none).
+        mutating func firstCellIsUnique() -> Bool {
+            guard first != nil else { return false }
+            return isKnownUniquelyReferenced(&first!.cell)
+        }
+
+        /// The cell added first, if any.
+        var firstCell: AnyBuildCell? { first?.cell }
+
+        /// The first cell added, moved out (the others stay).
+        mutating func takeFirst() -> (provider: AnyObject, cell: AnyBuildCell)? {
+            first.take()
         }
 
         /// The cells, moved out: none is left here.

@@ -36,6 +36,13 @@ struct InlineList<Element> {
     }
 
     /// Changes every element in place, in order.
+    /// The elements, moved out: none is left here.
+    mutating func take() -> InlineList {
+        var taken = InlineList()
+        swap(&taken, &self)
+        return taken
+    }
+
     mutating func updateEach(_ body: (inout Element) -> Void) {
         if first != nil { body(&first!) }
         for index in more.indices { body(&more[index]) }
