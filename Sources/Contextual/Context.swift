@@ -88,6 +88,11 @@ public final class Context: Sendable {
     @usableFromInline
     let chainHasProviders: Bool
 
+    /// What identifies this context to the providers it registered (a ``RegistrarLink``), made when it
+    /// first registers one: see ``ProviderBox/registrar(from:)``.
+    @usableFromInline
+    let registrarLinkStorage = LazyReference()
+
     /// What this context owns as a scope (the storage of a ``ScopeStore``); made on first use.
     @usableFromInline
     let scopeStoreStorage = LazyReference()

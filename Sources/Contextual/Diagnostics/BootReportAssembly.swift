@@ -162,7 +162,6 @@ protocol ReportedProvider {
 
 extension ProviderBox: ReportedProvider {
     var reportedName: String { name }
-    var registrarName: String? { registrar?.displayName }
 }
 
 // MARK: - Duration in seconds

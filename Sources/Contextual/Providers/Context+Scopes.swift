@@ -165,6 +165,59 @@ extension Context {
         return ScopeStore(state, of: self)
     }
 
+    /// This context or the ancestor whose registrar link is `link` (the context that registered the
+    /// providers bound to it), if it is on this context's chain: nil once it is gone.
+    ///
+    /// - Complexity: O(*d*) for the *d* contexts up to it, walked without retaining them where each holds
+    ///   its parent (the caller holds this one).
+    @usableFromInline
+    func ancestor(registeredWith link: RegistrarLink) -> Context? {
+        var current = Unmanaged.passUnretained(self)
+        while true {
+            let (found, parentBits, weakly) = current._withUnsafeGuaranteedRef { context in
+                (context.registrarLinkStorage.holds(link), context.parentBits, context.holdsParentWeakly)
+            }
+            if found { return current.takeUnretainedValue() }
+            if parentBits == 0 { return nil }
+            // An owned member holds its host weakly: from there, through the host, if it is still alive.
+            if weakly { return current._withUnsafeGuaranteedRef { $0.parent }?.ancestor(registeredWith: link) }
+            current = ReferenceWord.unmanaged(parentBits, as: Context.self)
+        }
+    }
+
+    /// The registrar whose link is `link` (as ``ancestor(registeredWith:)``) and the scope that owns a
+    /// scoped object of its provider resolved from this context (as ``scopeOwner(registeredOn:)``), in
+    /// one walk; nil when the registrar is not on this context's chain.
+    @usableFromInline
+    func scopeOwnerAndRegistrar(registeredWith link: RegistrarLink) -> (owner: Context?, registrar: Context)? {
+        var current = Unmanaged.passUnretained(self)
+        var nearestScope: Unmanaged<Context>?
+        var candidate: Unmanaged<Context>?
+        while true {
+            let (found, parentBits, weakly, isScope) = current._withUnsafeGuaranteedRef { context in
+                (
+                    context.registrarLinkStorage.holds(link), context.parentBits, context.holdsParentWeakly,
+                    context.isScope
+                )
+            }
+            if found {
+                let registrar = current.takeUnretainedValue()
+                let owner = (nearestScope ?? candidate)?.takeUnretainedValue() ?? (registrar.isScope ? registrar : nil)
+                return (owner, registrar)
+            }
+            if nearestScope == nil {
+                if isScope { nearestScope = current } else { candidate = current }
+            }
+            if parentBits == 0 { return nil }
+            if weakly {
+                // An owned member holds its host weakly: the registrar through the host, if still alive.
+                guard let registrar = ancestor(registeredWith: link) else { return nil }
+                return (scopeOwner(registeredOn: registrar), registrar)
+            }
+            current = ReferenceWord.unmanaged(parentBits, as: Context.self)
+        }
+    }
+
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this
     /// context: the nearest scope below `registrar`, else `registrar`'s child on the way, else
     /// `registrar` itself if it is a scope; nil when there is none.

@@ -32,8 +32,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// The singleton, once built (unused for other lifetimes).
     @usableFromInline
     let singleton = BuildCell<Value>()
-    /// The context that registered it (a ``RegistrarLink``), set by the first binding.
-    private let registrarLink = LazyReference()
+    /// The ``RegistrarLink`` of the context that registered it, set by the first binding.
+    @usableFromInline
+    let registrarLink = LazyReference()
     /// The type of the last object built, with its low bit set if it adopts ``ScopeShutdown`` (0 before
     /// the first build): see ``shutdownObject(_:)``.
     @usableFromInline
@@ -97,17 +98,31 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     // MARK: - Registrar
 
-    /// The context that registered this provider, once it is made.
-    @usableFromInline
-    var registrar: Context? { registrarLink.withInstance(as: RegistrarLink.self) { $0.context } ?? nil }
+    /// The context that registered this provider, found on `asker`'s chain (the provider was inherited
+    /// from it, so it is `asker` or an ancestor): nil before the provider is bound, and once the
+    /// registrar is gone (an owned member that outlived its host reads what it inherited).
+    ///
+    /// Found by its link rather than kept by a weak reference, which would give the registrar (the app,
+    /// which every request's scope retains and releases) a side table: every retain and release of it
+    /// would take the runtime's slow path.
+    ///
+    /// - Complexity: O(*d*) for the *d* contexts between `asker` and the registrar.
+    @inlinable
+    func registrar(from asker: Context) -> Context? {
+        guard let link = registrarLink.load(as: RegistrarLink.self) else { return nil }
+        return asker.ancestor(registeredWith: link)
+    }
 
-    /// Binds the provider to the context that registered it; the first binding wins, for the provider's
-    /// whole life (a provider belongs to the context whose values it was registered in, even once that
-    /// context is gone).
+    /// The registrar's name in diagnostics, e.g. `app`; nil before the provider is bound.
+    var registrarName: String? { registrarLink.load(as: RegistrarLink.self)?.displayName }
+
+    /// Binds the provider to the context that registered it, by its link; the first binding wins, for the
+    /// provider's whole life (a provider belongs to the context whose values it was registered in, even
+    /// once that context is gone).
     @usableFromInline
-    func bind(to context: Context) {
-        if registrarLink.load(as: RegistrarLink.self) == nil { _ = registrarLink.storeIfNil(RegistrarLink(context)) }
-        linked?.bind(to: context)
+    func bind(to link: RegistrarLink) {
+        if registrarLink.load(as: RegistrarLink.self) == nil { _ = registrarLink.storeIfNil(link) }
+        linked?.bind(to: link)
     }
 
     /// Whether the objects it resolves are its own to record and shut down: a forwarding hands out its
@@ -289,7 +304,20 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         }
         // Unbound while the closure that registers it runs (the context it builds for does not exist yet),
         // and once its registrar is gone (an owned member that outlived its host reads what it inherited).
-        guard let registrar else { throw ContextError.providerUnavailable(label, asker: asker) }
+        if lifetime == .scoped {
+            // The registrar and the scope in one walk up from the asker.
+            guard let link = registrarLink.load(as: RegistrarLink.self),
+                let (owner, registrar) = asker.scopeOwnerAndRegistrar(registeredWith: link)
+            else { throw ContextError.providerUnavailable(label, asker: asker) }
+            guard let owner else { throw ContextError.noScope(label, registrar: registrar, asker: asker) }
+            guard let cell = owner.scopeStore.cell(for: self) else {
+                throw ContextError.scopeEnded(label, ended: owner, asker: asker)
+            }
+            return (cell, owner)
+        }
+        guard let registrar = registrar(from: asker) else {
+            throw ContextError.providerUnavailable(label, asker: asker)
+        }
         if lifetime == .transient {
             if let owner = transientOwner(asker: asker, registrar: registrar), owner.isEnded {
                 throw ContextError.scopeEnded(label, ended: owner, asker: asker)
@@ -322,7 +350,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// down with the rest, in reverse order of creation.
     @usableFromInline
     func recordTransient(_ value: Value, asker: Context) throws(ContextError) -> Value {
-        guard ownsObjects, let object = shutdownObject(value), let registrar,
+        guard ownsObjects, let object = shutdownObject(value), let registrar = registrar(from: asker),
             let owner = transientOwner(asker: asker, registrar: registrar)
         else { return value }
         try checkOwned(owner.scopeStore.recordTransient(object, by: self), value, owner: owner, asker: asker)
@@ -443,7 +471,7 @@ protocol AnyProviderBox: ContextBox {
     var isAsync: Bool { get }
     /// Whether a singleton provider built its object.
     var isBuilt: Bool { get }
-    func bind(to context: Context)
+    func bind(to link: RegistrarLink)
     /// Resolves the provider from `context` (building it if needed), discarding the object.
     func validate(from context: Context) throws(ContextError)
     func validateAsync(from context: Context) async throws(ContextError)
@@ -466,13 +494,21 @@ extension ProviderBox: AnyProviderBox {
 
 // MARK: - RegistrarLink
 
-/// A weak reference to the context that registered a provider, set once: a provider never keeps its
-/// registrar alive (the registrar holds it), and reading it takes no lock (a resolve reads it).
+/// What identifies the context that registered providers: the context holds its link, and each provider
+/// it registered holds the same one, by which a resolve finds the registrar on the asker's chain (see
+/// ``ProviderBox/registrar(from:)``). Neither refers to the other: a provider never keeps its registrar
+/// alive (the registrar holds it), and no weak reference gives the registrar a side table.
+///
+/// ```swift
+/// let link = RegistrarLink(displayName: "app")
+/// ```
+@usableFromInline
 final class RegistrarLink: Sendable {
-    weak let context: Context?
+    /// The registrar's name in diagnostics (see ``Context/displayName``).
+    let displayName: String
 
-    init(_ context: Context) {
-        self.context = context
+    init(displayName: String) {
+        self.displayName = displayName
     }
 }
 

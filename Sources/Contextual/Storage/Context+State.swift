@@ -182,14 +182,25 @@ extension Context {
         return ReferenceWord.withInstance(bits, as: ContextState.self) { $0.values.inherited }
     }
 
+    /// What identifies this context to the providers it registered, if it registered any.
+    @inlinable
+    var registrarLink: RegistrarLink? { registrarLinkStorage.load(as: RegistrarLink.self) }
+
+    /// This context's registrar link, made now if it has none.
+    func ownRegistrarLink() -> RegistrarLink {
+        if let link = registrarLink { return link }
+        return registrarLinkStorage.storeIfNil(RegistrarLink(displayName: displayName))
+    }
+
     /// Binds the providers registered in `own` to this context, their registrar.
     func bindProviders(in own: FrozenTable) {
+        let link = ownRegistrarLink()
         for entry in own.entries {
             if let provider = entry.box as? any AnyProviderBox {
-                provider.bind(to: self)
+                provider.bind(to: link)
             } else if entry.box.addressTag != 0, let list = entry.box as? any AnyProviderList {
                 // The ancestors' providers in the list are bound already: the first binding wins.
-                for provider in list.ownProviders { provider.bind(to: self) }
+                for provider in list.ownProviders { provider.bind(to: link) }
             }
         }
     }

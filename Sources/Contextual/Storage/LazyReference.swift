@@ -38,6 +38,12 @@ struct LazyReference: ~Copyable, Sendable {
         return ReferenceWord.withInstance(bits, as: Instance.self, body)
     }
 
+    /// Whether the instance set is `instance` (compared by address, without retaining either).
+    @inlinable
+    func holds(_ instance: AnyObject) -> Bool {
+        bits.load(ordering: .acquiring) == ReferenceWord.unretained(instance)
+    }
+
     /// The instance, if set.
     @inlinable
     func load<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
