@@ -27,6 +27,23 @@ struct InlineListTests {
 }
 
 extension InlineListTests {
+    @Test("popLast() takes elements from the last to the inline first, and take() empties it")
+    func popsLastFirst() {
+        var list = InlineList<String>()
+        #expect(list.popLast() == nil)
+        for value in ["a", "b", "c"] { list.append(value) }
+        #expect(list.popLast() == "c")
+        #expect(list.popLast() == "b")
+        list.append("d")
+        #expect(Array(list) == ["a", "d"])
+        #expect(list.popLast() == "d")
+        #expect(list.popLast() == "a")
+        #expect(list.isEmpty && list.popLast() == nil)
+        list.append("e")
+        let taken = list.take()
+        #expect(Array(taken) == ["e"] && list.isEmpty)
+    }
+
     @Test("It counts, indexes and walks backwards, whether it holds one element or several")
     func walksBackwards() {
         var list = InlineList<String>()

@@ -128,20 +128,22 @@ extension Context {
         guard store.beginEnd() else { return }
         // What is being built for this scope is waited for, so that it is shut down with the rest.
         let stillRunning = store.hasRunningBuilds ? await store.waitForBuilds(atMost: self[\.buildWaitLimit]) : []
-        let objects = store.close()
+        var objects = store.close()
+        let count = objects.count
         leaveHost()
         var failures: [(label: String, error: any Error)] = []
         for label in stillRunning {
             failures.append((label, ContextError.buildStillRunning(label, scope: self)))
         }
-        for (builder, object) in objects.reversed() {
+        // Last created first, each moved out of the list (a loop over the list would copy each entry).
+        while let (builder, object) = objects.popLast() {
             do {
                 try await object.shutdown()
             } catch {
                 failures.append((builder.label, error))
             }
         }
-        if !failures.isEmpty { throw ContextError.shutdownFailed(failures, of: objects.count, in: self) }
+        if !failures.isEmpty { throw ContextError.shutdownFailed(failures, of: count, in: self) }
     }
 
     /// Whether ``shutdown()`` was called on this context.

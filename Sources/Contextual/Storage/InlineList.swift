@@ -36,6 +36,11 @@ struct InlineList<Element> {
     }
 
     /// Changes every element in place, in order.
+    /// Removes the last element and returns it (moved out, not copied), or nil when the list is empty.
+    mutating func popLast() -> Element? {
+        more.isEmpty ? first.take() : more.removeLast()
+    }
+
     /// The elements, moved out: none is left here.
     mutating func take() -> InlineList {
         var taken = InlineList()
