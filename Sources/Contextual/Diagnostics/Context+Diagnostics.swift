@@ -34,5 +34,10 @@ extension Context {
         return depth
     }
 
-    var displayName: String { name ?? "(unnamed, depth \(depth))" }
+    var displayName: String { name ?? Context.displayName(name: nil, depth: depth) }
+
+    /// The name in diagnostics of a context named `name`, `depth` levels below its root.
+    static func displayName(name: String?, depth: Int) -> String {
+        name ?? "(unnamed, depth \(depth))"
+    }
 }

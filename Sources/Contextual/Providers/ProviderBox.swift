@@ -500,16 +500,22 @@ extension ProviderBox: AnyProviderBox {
 /// alive (the registrar holds it), and no weak reference gives the registrar a side table.
 ///
 /// ```swift
-/// let link = RegistrarLink(displayName: "app")
+/// let link = RegistrarLink(name: "app", depth: 0)
 /// ```
 @usableFromInline
 final class RegistrarLink: Sendable {
-    /// The registrar's name in diagnostics (see ``Context/displayName``).
-    let displayName: String
+    /// The registrar's name and depth, for its name in diagnostics (made only when one asks: a context
+    /// made per request may register providers).
+    let name: String?
+    let depth: Int
 
-    init(displayName: String) {
-        self.displayName = displayName
+    init(name: String?, depth: Int) {
+        self.name = name
+        self.depth = depth
     }
+
+    /// The registrar's name in diagnostics, as ``Context/displayName`` gives it.
+    var displayName: String { Context.displayName(name: name, depth: depth) }
 }
 
 // MARK: - WeakContext

@@ -189,7 +189,7 @@ extension Context {
     /// This context's registrar link, made now if it has none.
     func ownRegistrarLink() -> RegistrarLink {
         if let link = registrarLink { return link }
-        return registrarLinkStorage.storeIfNil(RegistrarLink(displayName: displayName))
+        return registrarLinkStorage.storeIfNil(RegistrarLink(name: name, depth: name == nil ? depth : 0))
     }
 
     /// Binds the providers registered in `own` to this context, their registrar.
