@@ -33,6 +33,8 @@ struct ScopePromiseTests {
             }
         }
         await onThread { started.wait() }
+        // The cell being built, held as a resolver would hold it.
+        let cell = try #require(request.scopeStore.cellHeldForTesting)
         async let shutdown: Void = request.shutdown()
         try await Task.sleep(for: .milliseconds(50))  // the shutdown is now waiting for the build
         #expect(log.all.isEmpty)
@@ -41,7 +43,8 @@ struct ScopePromiseTests {
         let error = await resolved
         #expect(error?.code == .scopeEnded)
         #expect(log.all == ["shutdown late"])
-        // Shut down and handed out to nobody: nothing keeps it (the scope's cell does not either).
+        // Shut down and handed out to nobody: the scope's cell does not keep it, and nothing else does.
+        #expect(cell.builtBits.load(ordering: .acquiring) == 0)
         #expect(built.withLock { $0.object } == nil)
     }
 

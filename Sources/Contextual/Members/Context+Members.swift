@@ -134,7 +134,16 @@ extension Context {
         guard membership.add(member, ownership: ownership) else { return false }
         member.membership.isMember.store(true, ordering: .releasing)
         // The host now holds an owned member: the member's strong reference back would be a cycle.
-        if ownership == .owned, member.membership.holdHostWeakly(self) { ReferenceWord.release(member.parentBits) }
+        if ownership == .owned, member.membership.holdHostWeakly(self) {
+            // The member's chain can now break while the registrars above it live: they keep a weak
+            // reference for it to reach them (see `RegistrarLink.registrarBeyondBrokenChain`).
+            var node: Context? = self
+            while let context = node {
+                context.registrarLink?.keepWeakReference(to: context)
+                node = context.parent
+            }
+            ReferenceWord.release(member.parentBits)
+        }
         membershipChanged()
         // A member that ended while it was added is not kept.
         if member.isEnded { removeMember(member) }

@@ -21,9 +21,9 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
     /// and shares its scope's lock rather than making its own. Unowned: the store holds the cell, and
     /// every resolver that holds the cell holds the scope's context, which holds the store.
     nonisolated(unsafe) unowned(unsafe) private let scopeLock: LockedBuffer<ScopeStore.State>?
-    /// Whether this is a scoped object's cell, guarded by its scope's lock (see
-    /// ``nextStep(frame:beginningBuildOf:in:)``). Stored: testing ``scopeLock`` loads an unowned reference,
-    /// which retains and releases it.
+    /// Whether this is a scoped object's cell, whose build is guarded by its scope's lock (see
+    /// ``nextStep(frame:beginningBuildOf:in:)``). Set once, when the cell is made; stored, because testing
+    /// ``scopeLock`` loads an unowned reference, which retains and releases it.
     @usableFromInline
     let isScoped: Bool
 
@@ -287,42 +287,6 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
         case .cancelled:
             throw ContextError.cancelled(attempt.label, asker: asker)
         }
-    }
-}
-
-// MARK: - AnyBuildCell
-
-/// What a cell holds whatever it builds: the object it built, as a word, and the build in flight. The
-/// base of ``BuildCell``, so that a scope's store can empty a cell for the next scope without knowing
-/// what it builds (see ``ScopeStore/State/spareCell``); a protocol would do, but an existential cannot
-/// be checked for uniqueness in place, which reusing a cell needs.
-///
-/// `@unchecked Sendable`: ``builtBits`` is atomic, and ``running`` is only touched under the lock its
-/// ``BuildCell`` owns or shares with its scope.
-@usableFromInline
-class AnyBuildCell: @unchecked Sendable {
-    /// The object as kept by `keptWord(_:)` (a class instance itself, else a `ValueBox`), held +1, or 0.
-    @usableFromInline
-    final let builtBits = Atomic<UInt>(0)
-    /// The build in flight, if any, and what its waiters wait on; guarded by the scope's lock for a
-    /// scoped object's cell, else by the cell's own (see ``BuildCell``). Unchecked for exclusivity: the
-    /// lock orders every access (a dynamic check costs about 80 instructions a build).
-    @exclusivity(unchecked) nonisolated(unsafe) fileprivate final var running = RunningBuild.none
-
-    @usableFromInline
-    init() {}
-
-    deinit {
-        let bits = builtBits.load(ordering: .acquiring)
-        if bits != 0 { ReferenceWord.release(bits) }
-    }
-
-    /// Empties the cell for reuse, unless a build runs in it (nil then): returns the word of the object it
-    /// kept (0 if none), which the caller releases outside the lock. The caller holds the lock the cell
-    /// shares with its scope, and the only reference to the cell.
-    final func emptyForReuse() -> UInt? {
-        guard case .none = running else { return nil }
-        return builtBits.exchange(0, ordering: .acquiringAndReleasing)
     }
 }
 

@@ -168,7 +168,9 @@ extension Context {
     }
 
     /// This context or the ancestor whose registrar link is `link` (the context that registered the
-    /// providers bound to it), if it is on this context's chain: nil once it is gone.
+    /// providers bound to it): nil when it is not on this context's chain, or gone. Past an owned member
+    /// whose host is gone, the registrar is found through the weak reference its link keeps for that case
+    /// (``RegistrarLink/registrarBeyondBrokenChain``).
     ///
     /// - Complexity: O(*d*) for the *d* contexts up to it, walked without retaining them where each holds
     ///   its parent (the caller holds this one).
@@ -176,13 +178,18 @@ extension Context {
     func ancestor(registeredWith link: RegistrarLink) -> Context? {
         var current = Unmanaged.passUnretained(self)
         while true {
-            let (found, parentBits, weakly) = current._withUnsafeGuaranteedRef { context in
-                (context.registrarLinkStorage.holds(link), context.parentBits, context.holdsParentWeakly)
+            let (found, parentBits, isMemberOrHost) = current._withUnsafeGuaranteedRef { context in
+                (context.registrarLinkStorage.holds(link), context.parentBits, context.membershipIfMade != nil)
             }
             if found { return current.takeUnretainedValue() }
             if parentBits == 0 { return nil }
-            // An owned member holds its host weakly: from there, through the host, if it is still alive.
-            if weakly { return current._withUnsafeGuaranteedRef { $0.parent }?.ancestor(registeredWith: link) }
+            // A member's link to its host may turn weak at any moment (an owned member): past it, strongly.
+            if isMemberOrHost {
+                guard let parent = current._withUnsafeGuaranteedRef({ $0.parent }) else {
+                    return link.registrarBeyondBrokenChain
+                }
+                return parent.ancestor(registeredWith: link)
+            }
             current = ReferenceWord.unmanaged(parentBits, as: Context.self)
         }
     }
@@ -196,9 +203,9 @@ extension Context {
         var nearestScope: Unmanaged<Context>?
         var candidate: Unmanaged<Context>?
         while true {
-            let (found, parentBits, weakly, isScope) = current._withUnsafeGuaranteedRef { context in
+            let (found, parentBits, isMemberOrHost, isScope) = current._withUnsafeGuaranteedRef { context in
                 (
-                    context.registrarLinkStorage.holds(link), context.parentBits, context.holdsParentWeakly,
+                    context.registrarLinkStorage.holds(link), context.parentBits, context.membershipIfMade != nil,
                     context.isScope
                 )
             }
@@ -211,8 +218,8 @@ extension Context {
                 if isScope { nearestScope = current } else { candidate = current }
             }
             if parentBits == 0 { return nil }
-            if weakly {
-                // An owned member holds its host weakly: the registrar through the host, if still alive.
+            if isMemberOrHost {
+                // A member's link to its host may turn weak at any moment: the rest of the way strongly.
                 guard let registrar = ancestor(registeredWith: link) else { return nil }
                 return (scopeOwner(registeredOn: registrar), registrar)
             }

@@ -99,8 +99,8 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     // MARK: - Registrar
 
     /// The context that registered this provider, found on `asker`'s chain (the provider was inherited
-    /// from it, so it is `asker` or an ancestor): nil before the provider is bound, and once the
-    /// registrar is gone (an owned member that outlived its host reads what it inherited).
+    /// from it, so it is `asker` or an ancestor, or beyond an owned member whose host is gone): nil before
+    /// the provider is bound, and once the registrar is gone.
     ///
     /// Found by its link rather than kept by a weak reference, which would give the registrar (the app,
     /// which every request's scope retains and releases) a side table: every retain and release of it
@@ -504,10 +504,15 @@ extension ProviderBox: AnyProviderBox {
 /// ```
 @usableFromInline
 final class RegistrarLink: Sendable {
-    /// The registrar's name and depth, for its name in diagnostics (made only when one asks: a context
-    /// made per request may register providers).
+    /// The registrar's name, for its name in diagnostics (made only when one asks: a context made per
+    /// request may register providers).
     let name: String?
+    /// The registrar's depth below its root, for its name in diagnostics when it has no name.
     let depth: Int
+    /// A weak reference to the registrar (a ``WeakRegistrar``), made only once an owned member is
+    /// registered below it: a member that outlives its host still reaches the providers registered above
+    /// the host, whose chain it no longer holds (see ``registrarBeyondBrokenChain``).
+    private let weakRegistrar = LazyReference()
 
     init(name: String?, depth: Int) {
         self.name = name
@@ -516,6 +521,28 @@ final class RegistrarLink: Sendable {
 
     /// The registrar's name in diagnostics, as ``Context/displayName`` gives it.
     var displayName: String { Context.displayName(name: name, depth: depth) }
+
+    /// Keeps a weak reference to `registrar`, this link's context, unless one is kept: called when an owned
+    /// member is registered below it (the only way a chain below it can break while it lives).
+    func keepWeakReference(to registrar: Context) {
+        if weakRegistrar.load(as: WeakRegistrar.self) == nil { _ = weakRegistrar.storeIfNil(WeakRegistrar(registrar)) }
+    }
+
+    /// The registrar, found through the weak reference kept for owned members below it: for a walk up an
+    /// asker's chain that stopped at a member whose host is gone. Nil when none was kept or the registrar
+    /// is gone too.
+    var registrarBeyondBrokenChain: Context? {
+        weakRegistrar.withInstance(as: WeakRegistrar.self) { $0.context } ?? nil
+    }
+}
+
+/// A weak reference to a registrar (see ``RegistrarLink/keepWeakReference(to:)``).
+final class WeakRegistrar: Sendable {
+    weak let context: Context?
+
+    init(_ context: Context) {
+        self.context = context
+    }
 }
 
 // MARK: - WeakContext

@@ -75,11 +75,14 @@ final class ResolutionFrame: Sendable {
     /// The task local is read only while an asynchronous build runs somewhere in the process (a read
     /// costs over a hundred instructions, more than the rest of finding the path): when none does, no
     /// task can be inside one. A task started inside an asynchronous build inherits its frame and may
-    /// outlive it: a frame whose build ended is no build of the running task, and is not returned.
+    /// outlive it: a frame whose build ended is no build of the running task, and the innermost of the
+    /// builds around it still running is returned instead (or nil).
     private static var suspendingCurrent: ResolutionFrame? {
-        guard asyncBuildsRunning.load(ordering: .relaxed) != 0, let frame = pushedSuspending,
-            !frame.asyncBuildEnded.load(ordering: .acquiring)
-        else { return nil }
+        guard asyncBuildsRunning.load(ordering: .relaxed) != 0 else { return nil }
+        // The innermost build still running: a task started in a nested build that ended may still be
+        // inside the builds around it.
+        var frame = pushedSuspending
+        while let ended = frame, ended.asyncBuildEnded.load(ordering: .acquiring) { frame = ended.parent }
         return frame
     }
 

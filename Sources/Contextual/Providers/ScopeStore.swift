@@ -53,7 +53,10 @@ struct ScopeStore: @unchecked Sendable {
     /// An emptied cell kept for reuse, with the identity of the provider it was made for.
     @usableFromInline
     struct SpareCell {
+        /// The identity of the provider the cell was made for (which may be gone: a cell is reused only
+        /// for an object of its own type, see ``ScopeStore/cell(for:reusing:makingIfNone:)``).
         let providerID: ObjectIdentifier
+        /// The cell, emptied: no build runs in it and it keeps no object.
         let cell: AnyBuildCell
     }
 
@@ -199,7 +202,8 @@ struct ScopeStore: @unchecked Sendable {
         }
     }
 
-    /// Closes the scope once its builds ended (or the wait gave up): forgets its cells and returns the
+    /// Closes the scope once its builds ended (or the wait gave up): forgets its cells (keeping the first,
+    /// emptied, as the store's spare when nothing else holds it) and returns the
     /// objects to shut down, in order of creation, with what built them (whose label is made only for a
     /// message: making one costs more than the rest of a request's shutdown). An inline list: a request's
     /// scope mostly shuts down one object, and an array of it would be an allocation per request.
@@ -225,13 +229,14 @@ struct ScopeStore: @unchecked Sendable {
     /// The labels of the objects built here, in order of creation.
     var builtLabels: [String] { state.withLock { $0.built.map(\.builder) }.map(\.label) }
 
-    /// The cell of the first scoped object built here, for a test that holds it as a resolver would.
+    /// The cell of the first scoped object built here, for a test that holds it as a resolver would (tests
+    /// only).
     var cellHeldForTesting: AnyBuildCell? {
         state.withLock { $0.cells.firstCell }
     }
 
     /// The identities of the cells of the scoped objects built here, and of the spare cell if there is
-    /// one: what tests of reuse compare.
+    /// one: what tests of reuse compare (tests only).
     var cellIdentities: (cells: [ObjectIdentifier], spare: ObjectIdentifier?) {
         state.withLock { state in
             (state.cells.identities, state.spareCell.map { ObjectIdentifier($0.cell) })
@@ -364,7 +369,6 @@ extension ScopeStore {
 // MARK: - Cells
 
 extension ScopeStore {
-
     /// The cells of a scope's scoped objects, by provider identity: the first inline (most scopes build
     /// one or two scoped objects: no dictionary to allocate and hash), the others in a dictionary.
     struct Cells {

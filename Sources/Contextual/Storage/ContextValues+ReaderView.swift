@@ -19,7 +19,8 @@ extension ContextValues {
     /// ContextValues.withView(of: initial, readBy: self) { $0[keyPath: keyPath] }
     /// ```
     ///
-    /// - Precondition: `values` has no origin (stored values never do).
+    /// - Precondition: `values` has no origin (stored values never do); `body` only reads the values it is
+    ///   lent (see ``withValues(at:_:)``).
     @inlinable @inline(__always)
     static func withView<Result>(
         of values: borrowing ContextValues,
@@ -44,12 +45,12 @@ extension ContextValues {
         }
     }
 
-    /// The value at `keyPath` of `values`, read in place.
+    /// The value at `keyPath` of `values`, read without copying them.
     ///
     /// `values[keyPath: keyPath]` copies `values` first (a key path is applied to a value it owns), even
     /// where the compiler turns the key path into a direct call of the property's getter: five retains and
-    /// five releases, more than the read. Lent as `inout`, the values are read where they are. Always
-    /// inlined, so that a literal key path still becomes a direct getter call.
+    /// five releases, more than the read. Read through ``withValues(at:_:)`` instead. Always inlined, so
+    /// that a literal key path still becomes a direct getter call.
     ///
     /// ```swift
     /// ContextValues.value(at: \.logger, of: initial)
@@ -59,20 +60,33 @@ extension ContextValues {
         withUnsafePointer(to: values) { pointer in withValues(at: pointer) { $0[keyPath: keyPath] } }
     }
 
-    /// Runs `body` on the values at `pointer` in place, without copying them.
+    /// Runs `body` on the values at `pointer` without copying them: on a bitwise view of them, in memory
+    /// of the call's own, which owns none of the references it holds and is never destroyed.
     ///
     /// Values passed from a pointer's `pointee` are copied first (the compiler cannot prove that nothing
     /// writes them during the call): five retains and five releases, more than a read itself. Lent as
-    /// `inout`, they are read where they are. `body` only reads: nothing is written through `pointer`.
+    /// `inout`, they are not; and lent from memory of the call's own, not from `pointer`'s, which other
+    /// threads read at the same time (an `inout` access to it would be a write, which ThreadSanitizer
+    /// reports as a race between readers).
     ///
     /// ```swift
     /// ContextValues.withValues(at: read.values) { $0[keyPath: keyPath] }
     /// ```
+    ///
+    /// - Precondition: the values at `pointer` stay alive for the call (the caller holds them), and
+    ///   `body` only reads the values it is lent: it must not assign them or any of their properties (a
+    ///   copy it makes retains what it copies, as any copy does).
     @inlinable @inline(__always)
     static func withValues<Result>(
         at pointer: UnsafePointer<ContextValues>,
         _ body: (inout ContextValues) throws -> Result
     ) rethrows -> Result {
-        try body(&UnsafeMutablePointer(mutating: pointer).pointee)
+        try withUnsafeTemporaryAllocation(of: ContextValues.self, capacity: 1) { buffer in
+            // Safe: a one-element allocation has a base address.
+            let view = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+            view.copyMemory(from: pointer, byteCount: MemoryLayout<ContextValues>.size)
+            // Not deinitialized afterwards: the view owns none of the references it holds.
+            return try body(&view.assumingMemoryBound(to: ContextValues.self).pointee)
+        }
     }
 }

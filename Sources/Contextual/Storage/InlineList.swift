@@ -3,8 +3,9 @@
 // MARK: - InlineList
 
 /// A list whose first element is stored inline and the others in an array: a list of one (what a
-/// request's scope mostly holds) allocates nothing. A random-access collection, so that it is walked
-/// backwards (a scope shuts its objects down in reverse order) without being copied into an array.
+/// request's scope mostly holds) allocates nothing. A random-access collection, so that it is counted and
+/// indexed without being copied into an array; a scope's shutdown takes its objects out last first
+/// (``popLast()``), moving each rather than copying it.
 ///
 /// ```swift
 /// var running = InlineList<String>()
@@ -35,7 +36,6 @@ struct InlineList<Element> {
         }
     }
 
-    /// Changes every element in place, in order.
     /// Removes the last element and returns it (moved out, not copied), or nil when the list is empty.
     mutating func popLast() -> Element? {
         more.isEmpty ? first.take() : more.removeLast()
@@ -47,6 +47,8 @@ struct InlineList<Element> {
         swap(&taken, &self)
         return taken
     }
+
+    /// Changes every element in place, in order.
 
     mutating func updateEach(_ body: (inout Element) -> Void) {
         if first != nil { body(&first!) }
