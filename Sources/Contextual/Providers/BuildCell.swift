@@ -45,11 +45,12 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
         super.init()
     }
 
-    /// Runs `body` on ``running`` under the cell's lock.
-    private func withRunning<Result>(_ body: (inout RunningBuild) -> Result) -> Result {
-        if let scopeLock { return Locked(buffer: scopeLock).withLock { _ in body(&running) } }
-        // Safe: a cell has a scope's lock or its own.
-        return ownLock.unsafelyUnwrapped.withLock { body(&running) }
+    /// Runs `body` under the cell's lock, which guards ``running``: its scope's for a scoped object's
+    /// cell, else its own.
+    private func withCellLock<Result>(_ body: () -> Result) -> Result {
+        // Safe: a scoped cell has its scope's lock, any other its own.
+        if isScoped { return Locked(buffer: scopeLock.unsafelyUnwrapped).withLock { _ in body() } }
+        return ownLock.unsafelyUnwrapped.withLock { body() }
     }
 
     /// The object, if it was built.
@@ -64,21 +65,37 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
     /// makes the attempt they all wait on: a build nobody waits for allocates nothing to wait on.
     @usableFromInline
     func nextStep(frame: ResolutionFrame) -> BuildStep {
-        withRunning { running in
-            if builtBits.load(ordering: .acquiring) != 0 { return .built }
-            switch running {
-            case .none:
-                running = .building(frame)
-                return .build
-            case .building(let builder):
-                builder.markWaitedFor()
-                let attempt = BuildAttempt(builder: builder)
-                running = .waited(attempt)
-                return .wait(attempt)
-            case .waited(let attempt):
-                return .wait(attempt)
-            }
+        // Safe: a build that nothing refuses always has a step.
+        withCellLock { step(frame: frame, starting: { true }) }.unsafelyUnwrapped
+    }
+
+    /// The step of the resolver running in `frame`, as ``nextStep(frame:)`` says; when it is to build,
+    /// only if `start` agrees (nil otherwise, and nothing changes). The caller holds the cell's lock.
+    @inline(__always)
+    private func step(frame: ResolutionFrame, starting start: () -> Bool) -> BuildStep? {
+        if builtBits.load(ordering: .acquiring) != 0 { return .built }
+        switch running {
+        case .none:
+            guard start() else { return nil }
+            running = .building(frame)
+            return .build
+        case .building(let builder):
+            builder.markWaitedFor()
+            let attempt = BuildAttempt(builder: builder)
+            running = .waited(attempt)
+            return .wait(attempt)
+        case .waited(let attempt):
+            return .wait(attempt)
         }
+    }
+
+    /// Ends the build in flight (none runs any more) and returns the attempt its waiters wait on, if
+    /// any, for the caller to finish outside the lock. The caller holds the cell's lock.
+    @inline(__always)
+    private func endRunning() -> BuildAttempt? {
+        defer { running = .none }
+        if case .waited(let attempt) = running { return attempt }
+        return nil
     }
 
     /// Ends the build in flight with `value`, the object.
@@ -100,12 +117,7 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
     /// (nil when it built).
     @usableFromInline
     func endBuild(_ error: ContextError?) {
-        let attempt = withRunning { running -> BuildAttempt? in
-            defer { running = .none }
-            if case .waited(let attempt) = running { return attempt }
-            return nil
-        }
-        attempt?.finish(error)
+        withCellLock { endRunning() }?.finish(error)
     }
 
     // MARK: - A scoped object's build
@@ -120,21 +132,8 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
         in scope: Context
     ) -> BuildStep? {
         // Safe: a scoped cell has its scope's lock.
-        Locked(buffer: scopeLock.unsafelyUnwrapped).withLock { state -> BuildStep? in
-            if builtBits.load(ordering: .acquiring) != 0 { return .built }
-            switch running {
-            case .none:
-                guard state.beginBuild(of: provider, scopeEnded: scope.scopeEnded) else { return nil }
-                running = .building(frame)
-                return .build
-            case .building(let builder):
-                builder.markWaitedFor()
-                let attempt = BuildAttempt(builder: builder)
-                running = .waited(attempt)
-                return .wait(attempt)
-            case .waited(let attempt):
-                return .wait(attempt)
-            }
+        Locked(buffer: scopeLock.unsafelyUnwrapped).withLock { state in
+            step(frame: frame, starting: { state.beginBuild(of: provider, scopeEnded: scope.scopeEnded) })
         }
     }
 
@@ -181,9 +180,7 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
             )
             // Kept only if the scope took it: a build that failed, or outlived its scope, caches nothing.
             if word != 0 && outcome == .recorded { builtBits.store(word, ordering: .releasing) }
-            defer { running = .none }
-            if case .waited(let attempt) = running { return (outcome, attempt, resumed) }
-            return (outcome, nil, resumed)
+            return (outcome, endRunning(), resumed)
         }
         // Not kept: released here, outside the lock (the caller holds its own copy of the object).
         if word != 0 && outcome != .recorded { ReferenceWord.release(word) }
