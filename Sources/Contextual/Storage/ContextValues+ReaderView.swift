@@ -29,18 +29,17 @@ extension ContextValues {
     ) rethrows -> Result {
         assert(values.origin == nil, "a view of values that already name their reader")
         return try withUnsafePointer(to: values) { source in
-            try withUnsafeTemporaryAllocation(of: ContextValues.self, capacity: 1) { buffer in
-                // Safe: a one-element allocation has a base address.
-                let view = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
-                view.copyMemory(from: source, byteCount: MemoryLayout<ContextValues>.size)
-                // The origin, unretained, over the `nil` copied from `values` (a trivial word either way).
-                view.storeBytes(
-                    of: Unmanaged.passUnretained(reader),
-                    toByteOffset: originOffset,
-                    as: Unmanaged<Context>.self
-                )
-                // Not deinitialized afterwards: the view owns none of the references it holds.
-                return try body(&view.assumingMemoryBound(to: ContextValues.self).pointee)
+            try withValues(at: source) { view in
+                // The origin, unretained, over the `nil` copied from `values` (a trivial word either way):
+                // the view owns none of the references it holds.
+                withUnsafeMutableBytes(of: &view) { bytes in
+                    bytes.storeBytes(
+                        of: Unmanaged.passUnretained(reader),
+                        toByteOffset: originOffset,
+                        as: Unmanaged<Context>.self
+                    )
+                }
+                return try body(&view)
             }
         }
     }
