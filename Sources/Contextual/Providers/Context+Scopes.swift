@@ -172,31 +172,18 @@ extension Context {
     /// whose host is gone, the registrar is found through the weak reference its link keeps for that case
     /// (``RegistrarLink/registrarBeyondBrokenChain``).
     ///
-    /// - Complexity: O(*d*) for the *d* contexts up to it, walked without retaining them where each holds
-    ///   its parent (the caller holds this one).
+    /// - Complexity: as ``scopeOwnerAndRegistrar(registeredWith:)``.
     @usableFromInline
     func ancestor(registeredWith link: RegistrarLink) -> Context? {
-        var current = Unmanaged.passUnretained(self)
-        while true {
-            let (found, parentBits, isMemberOrHost) = current._withUnsafeGuaranteedRef { context in
-                (context.registrarLinkStorage.holds(link), context.parentBits, context.membershipIfMade != nil)
-            }
-            if found { return current.takeUnretainedValue() }
-            if parentBits == 0 { return nil }
-            // A member's link to its host may turn weak at any moment (an owned member): past it, strongly.
-            if isMemberOrHost {
-                guard let parent = current._withUnsafeGuaranteedRef({ $0.parent }) else {
-                    return link.registrarBeyondBrokenChain
-                }
-                return parent.ancestor(registeredWith: link)
-            }
-            current = ReferenceWord.unmanaged(parentBits, as: Context.self)
-        }
+        scopeOwnerAndRegistrar(registeredWith: link)?.registrar
     }
 
     /// The registrar whose link is `link` (as ``ancestor(registeredWith:)``) and the scope that owns a
     /// scoped object of its provider resolved from this context (as ``scopeOwner(registeredOn:)``), in
-    /// one walk; nil when the registrar is not on this context's chain.
+    /// one walk; nil when the registrar is not on this context's chain, or gone.
+    ///
+    /// - Complexity: O(*d*) for the *d* contexts up to the registrar, walked without retaining them where
+    ///   each holds its parent (the caller holds this one).
     @usableFromInline
     func scopeOwnerAndRegistrar(registeredWith link: RegistrarLink) -> (owner: Context?, registrar: Context)? {
         var current = Unmanaged.passUnretained(self)
@@ -219,8 +206,15 @@ extension Context {
             }
             if parentBits == 0 { return nil }
             if isMemberOrHost {
-                // A member's link to its host may turn weak at any moment: the rest of the way strongly.
-                guard let registrar = ancestor(registeredWith: link) else { return nil }
+                // A member's link to its host may turn weak at any moment: the rest of the way strongly,
+                // and past a host that is gone, through the registrar's weak reference.
+                let registrar: Context?
+                if let parent = current._withUnsafeGuaranteedRef({ $0.parent }) {
+                    registrar = parent.ancestor(registeredWith: link)
+                } else {
+                    registrar = link.registrarBeyondBrokenChain
+                }
+                guard let registrar else { return nil }
                 return (scopeOwner(registeredOn: registrar), registrar)
             }
             current = ReferenceWord.unmanaged(parentBits, as: Context.self)

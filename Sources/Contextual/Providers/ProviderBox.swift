@@ -509,9 +509,9 @@ final class RegistrarLink: Sendable {
     let name: String?
     /// The registrar's depth below its root, for its name in diagnostics when it has no name.
     let depth: Int
-    /// A weak reference to the registrar (a ``WeakRegistrar``), made only once an owned member is
-    /// registered below it: a member that outlives its host still reaches the providers registered above
-    /// the host, whose chain it no longer holds (see ``registrarBeyondBrokenChain``).
+    /// A weak reference to the registrar (a lock around a ``WeakContext``), made only once an owned member
+    /// is registered below it: a member that outlives its host still reaches the providers registered
+    /// above the host, whose chain it no longer holds (see ``registrarBeyondBrokenChain``).
     private let weakRegistrar = LazyReference()
 
     init(name: String?, depth: Int) {
@@ -525,29 +525,21 @@ final class RegistrarLink: Sendable {
     /// Keeps a weak reference to `registrar`, this link's context, unless one is kept: called when an owned
     /// member is registered below it (the only way a chain below it can break while it lives).
     func keepWeakReference(to registrar: Context) {
-        if weakRegistrar.load(as: WeakRegistrar.self) == nil { _ = weakRegistrar.storeIfNil(WeakRegistrar(registrar)) }
+        _ = weakRegistrar.lock(makingWith: WeakContext(context: registrar))
     }
 
     /// The registrar, found through the weak reference kept for owned members below it: for a walk up an
     /// asker's chain that stopped at a member whose host is gone. Nil when none was kept or the registrar
     /// is gone too.
     var registrarBeyondBrokenChain: Context? {
-        weakRegistrar.withInstance(as: WeakRegistrar.self) { $0.context } ?? nil
-    }
-}
-
-/// A weak reference to a registrar (see ``RegistrarLink/keepWeakReference(to:)``).
-final class WeakRegistrar: Sendable {
-    weak let context: Context?
-
-    init(_ context: Context) {
-        self.context = context
+        weakRegistrar.existingLock(of: WeakContext.self)?.withLock { $0.context }
     }
 }
 
 // MARK: - WeakContext
 
-/// A weak reference to a context, as a value (a member's host, in ``Membership``).
+/// A weak reference to a context, as a value (a member's host, in ``Membership``; a registrar, in
+/// ``RegistrarLink``).
 struct WeakContext {
     weak var context: Context?
 }
