@@ -29,7 +29,7 @@ struct ResolutionFrameReuseTests {
             _ = try request.require(ServiceB.self)
         }
         // The thread kept the frame of its last build: the next build runs in it.
-        #expect(ResolutionFrame.spareSlot.word != 0)
+        #expect(ThreadSlot.spareResolutionFrame.word != 0)
         let error = #expect(throws: ContextError.self) { try app.scope(name: "request").require(ServiceC.self) }
         #expect(error?.code == .cycle)
         #expect(error?.resolutionPath == ["ServiceC (transient)", "ServiceC (transient)"])
@@ -50,7 +50,7 @@ struct ResolutionFrameReuseTests {
         }
         // Builds nested three deep leave their frames behind as the thread's spare, one after another.
         for _ in 0..<3 { _ = try? app.scope(name: "request").require(ServiceC.self) }
-        #expect(ResolutionFrame.spareSlot.word != 0)
+        #expect(ThreadSlot.spareResolutionFrame.word != 0)
         let error = #expect(throws: ContextError.self) { try app.scope(name: "request").require(ServiceA.self) }
         #expect(error?.code == .factoryFailed)
         // A → B only: nothing of the C → A → B paths the reused frames served before.

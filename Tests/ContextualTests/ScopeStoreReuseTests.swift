@@ -101,7 +101,7 @@ struct ScopedCellReuseTests {
 
     /// The identity of the spare cell of the running thread's spare store buffer, if any.
     private func threadsSpareCell() -> ObjectIdentifier? {
-        let word = ScopeStore.spareSlot.word
+        let word = ThreadSlot.spareScopeStoreBuffer.word
         guard word != 0 else { return nil }
         let buffer = ReferenceWord.instance(word, as: LockedBuffer<ScopeStore.State>.self)
         return Locked(buffer: buffer).withLock { $0.spareCell.map { ObjectIdentifier($0.cell) } }

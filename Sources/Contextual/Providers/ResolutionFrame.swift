@@ -127,10 +127,6 @@ final class ResolutionFrame: Sendable {
 
     // MARK: - Reusing frames
 
-    /// A frame of the running thread's last synchronous build, kept for its next one (held +1, or 0):
-    /// a request that builds its scoped objects then allocates no frame. Released if the thread ends.
-    static var spareSlot: ThreadSlot { .spareResolutionFrame }
-
     /// Runs `body`, a synchronous build of `provider`, in a frame below `path`, the running task's path
     /// (``current``): the running thread's spare frame if it has one, else a new one. The frame is kept
     /// as the thread's spare afterwards if nothing else holds it (a waiter's attempt or a `require`'s
@@ -165,7 +161,7 @@ final class ResolutionFrame: Sendable {
         // Nothing another build could reach stays in it: no provider, no path.
         frame.building = nil
         frame.parent = nil
-        spareSlot.keepSpare(frame)
+        ThreadSlot.spareResolutionFrame.keepSpare(frame)
     }
 
     /// The running thread's spare frame, set up for building `provider` below `parent`, or nil.
@@ -173,7 +169,7 @@ final class ResolutionFrame: Sendable {
         for provider: any AnyProviderBox,
         below parent: ResolutionFrame?
     ) -> ResolutionFrame? {
-        guard let frame = spareSlot.takeSpare(as: ResolutionFrame.self) else { return nil }
+        guard let frame = ThreadSlot.spareResolutionFrame.takeSpare(as: ResolutionFrame.self) else { return nil }
         frame.building = provider
         frame.parent = parent
         frame.depth = parent.map { $0.depth + 1 } ?? 0

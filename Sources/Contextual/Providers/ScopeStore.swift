@@ -264,7 +264,8 @@ extension ScopeStore.State {
         by provider: any AnyProviderBox,
         scopeEnded: borrowing Atomic<Bool>
     ) -> (ScopeStore.Outcome, [CheckedContinuation<Void, Never>]) {
-        running.removeFirst { $0.toOpaque() == Unmanaged.passUnretained(provider as AnyObject).toOpaque() }
+        let entry = Unmanaged.passUnretained(provider as AnyObject).toOpaque()
+        running.removeFirst { $0.toOpaque() == entry }
         var outcome = ScopeStore.Outcome.recorded
         if built {
             if closed {
@@ -304,14 +305,9 @@ extension ScopeStore.State {
 // MARK: - Reusing buffers
 
 extension ScopeStore {
-    /// The buffer (state and lock) of the store of a context that ended on the running thread, emptied,
-    /// held +1 (or 0): kept for the next context that builds, so that a scope per request allocates no
-    /// store (nor initializes a mutex). Released if the thread ends.
-    static var spareSlot: ThreadSlot { .spareScopeStoreBuffer }
-
     /// A buffer for a new store: the running thread's spare if it has one, else a new one.
     static func makeBuffer() -> LockedBuffer<State> {
-        spareSlot.takeSpare(as: LockedBuffer<State>.self) ?? LockedBuffer.make(State())
+        ThreadSlot.spareScopeStoreBuffer.takeSpare(as: LockedBuffer<State>.self) ?? LockedBuffer.make(State())
     }
 
     /// Empties the buffer of the store of a context that ended, releasing what it held (cells, objects
@@ -336,7 +332,7 @@ extension ScopeStore {
         _ = consume cells
         _ = consume built
         if kept != 0 { ReferenceWord.release(kept) }
-        spareSlot.keepSpare(buffer)
+        ThreadSlot.spareScopeStoreBuffer.keepSpare(buffer)
     }
 }
 

@@ -47,19 +47,15 @@ final class DefaultFrame: Sendable {
 
     // MARK: - The running thread's path
 
-    /// The innermost frame of the running thread (unretained: the frame is kept alive by
-    /// ``withCurrent(_:_:)`` for as long as it is installed).
-    private static var slot: ThreadSlot { .defaultFrame }
-
     /// The innermost default the running thread is computing, if any.
     static var current: DefaultFrame? {
-        let word = slot.word
+        let word = ThreadSlot.defaultFrame.word
         return word == 0 ? nil : ReferenceWord.instance(word, as: DefaultFrame.self)
     }
 
     /// Runs `body` (a default's computation) with `frame` as the running thread's innermost frame.
     static func withCurrent<Result>(_ frame: DefaultFrame, _ body: () -> Result) -> Result {
-        withExtendedLifetime(frame) { slot.withWord(ReferenceWord.unretained(frame), body) }
+        withExtendedLifetime(frame) { ThreadSlot.defaultFrame.withWord(ReferenceWord.unretained(frame), body) }
     }
 
     // MARK: - Waiting for another computation

@@ -44,9 +44,11 @@ struct ThreadSlot: Sendable {
     static let resolutionFrame = ThreadSlot(index: 0)
     /// The innermost default the running thread computes (unretained), for ``DefaultFrame``.
     static let defaultFrame = ThreadSlot(index: 1)
-    /// The frame of the running thread's last synchronous build, kept for its next one (retained).
+    /// The frame of the running thread's last synchronous build, kept for its next one (retained): a
+    /// request that builds its scoped objects then allocates no frame.
     static let spareResolutionFrame = ThreadSlot(index: 2)
-    /// The buffer of the store of a scope that ended on the running thread, kept for the next (retained).
+    /// The buffer (state and lock) of the store of a scope that ended on the running thread, emptied, kept
+    /// for the next context that builds (retained): a scope per request allocates no store.
     static let spareScopeStoreBuffer = ThreadSlot(index: 3)
 
     /// The number of words in a thread's block.
