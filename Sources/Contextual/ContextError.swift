@@ -100,7 +100,8 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         public static let asyncProvider = Code(.asyncProvider)
 
         /// A provider was read inside the configuring closure that registers it, before its context
-        /// exists.
+        /// exists; or through an owned member that outlived its host after the context that registered the
+        /// provider was gone.
         ///
         /// ```swift
         /// catch { if error.code == .providerUnavailable { … } }

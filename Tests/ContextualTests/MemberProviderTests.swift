@@ -30,7 +30,7 @@ struct MemberProviderTests {
         let request = member.scope(name: "request")
         let scoped = #expect(throws: ContextError.self) { try request.require(Transaction.self) }
         #expect(scoped?.code == .providerUnavailable)
-        #expect(scoped?.message.contains("Transaction") == true)
+        #expect(scoped?.message.contains("'Transaction (scoped)' was registered on a context that is gone") == true)
         let singleton = #expect(throws: ContextError.self) { try member.require(Connection.self) }
         #expect(singleton?.code == .providerUnavailable)
     }

@@ -138,14 +138,18 @@ extension ContextError {
     }
 
     @usableFromInline
-    static func providerUnavailable(_ label: String, asker: Context?) -> ContextError {
+    static func providerUnavailable(_ label: String, asker: Context?, registrarGone: Bool = false) -> ContextError {
         ContextError(
             code: .providerUnavailable,
             requestedType: label,
             searchedContexts: asker?.chainNames ?? [],
-            message: "'\(label)' was read inside the configuring closure that registers its provider, before "
-                + "the context exists. Fix: read it once the context is made, or register the provider on a "
-                + "parent context.",
+            message: registrarGone
+                ? "'\(label)' was registered on a context that is gone: it was read through an owned member that "
+                    + "outlived its host, from which it inherited the provider. Fix: end the member with its host, "
+                    + "or register the provider on the member, or on a context above its host that is still alive."
+                : "'\(label)' was read inside the configuring closure that registers its provider, before "
+                    + "the context exists. Fix: read it once the context is made, or register the provider on a "
+                    + "parent context.",
             resolutionPath: ResolutionFrame.currentLabels + [label]
         )
     }

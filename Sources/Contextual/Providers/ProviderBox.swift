@@ -308,16 +308,14 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             // The registrar and the scope in one walk up from the asker.
             guard let link = registrarLink.load(as: RegistrarLink.self),
                 let (owner, registrar) = asker.scopeOwnerAndRegistrar(registeredWith: link)
-            else { throw ContextError.providerUnavailable(label, asker: asker) }
+            else { throw unavailable(asker: asker) }
             guard let owner else { throw ContextError.noScope(label, registrar: registrar, asker: asker) }
             guard let cell = owner.scopeStore.cell(for: self) else {
                 throw ContextError.scopeEnded(label, ended: owner, asker: asker)
             }
             return (cell, owner)
         }
-        guard let registrar = registrar(from: asker) else {
-            throw ContextError.providerUnavailable(label, asker: asker)
-        }
+        guard let registrar = registrar(from: asker) else { throw unavailable(asker: asker) }
         if lifetime == .transient {
             if let owner = transientOwner(asker: asker, registrar: registrar), owner.isEnded {
                 throw ContextError.scopeEnded(label, ended: owner, asker: asker)
@@ -337,6 +335,17 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             }
             return (cell, owner)
         }
+    }
+
+    /// The error of a resolve from `asker` that finds no registrar: the provider is not bound yet (read in
+    /// the closure that registers it), or its registrar is gone.
+    @usableFromInline
+    func unavailable(asker: Context) -> ContextError {
+        ContextError.providerUnavailable(
+            label,
+            asker: asker,
+            registrarGone: registrarLink.load(as: RegistrarLink.self) != nil
+        )
     }
 
     /// The scope a transient object built for `asker` belongs to: the one a scoped object would belong
