@@ -56,6 +56,7 @@ public final class Context: Sendable {
     /// A word rather than a reference, so that the deinit releases a long chain one link at a time
     /// without recursing, and without the retain, release and uniqueness check per context that the
     /// compiler's own teardown of a `Context?` link costs (see `releaseParent(_:)`).
+    @usableFromInline
     let parentBits: UInt
 
     /// The tree this context belongs to, without a reference count: the root holds it (in `treeOwner`),
@@ -101,6 +102,7 @@ public final class Context: Sendable {
     let scopeEnded = Atomic<Bool>(false)
 
     /// Its members and whether it is one (a ``Membership``); made on first use.
+    @usableFromInline
     let membershipStorage = LazyReference()
 
     /// Whether a subscription was ever made through this context: its deinit then ends them, so that

@@ -1,5 +1,7 @@
 // Members: registering children with their host, listing them, and setting container values.
 
+import Synchronization
+
 // MARK: - Members
 
 extension Context {
@@ -127,6 +129,10 @@ extension Context {
     }
 
     var membershipIfMade: Membership? { membershipStorage.load(as: Membership.self) }
+
+    /// Whether this context is a member or a host (its membership was made): one load, no reference.
+    @inlinable
+    var isMemberOrHost: Bool { membershipStorage.bits.load(ordering: .acquiring) != 0 }
 
     /// Registers `member`, a child of this context; false when it was registered already.
     @discardableResult

@@ -163,8 +163,21 @@ extension Context {
     var scopeStore: ScopeStore {
         let state =
             scopeStoreStorage.existingLock(of: ScopeStore.State.self)
-            ?? Locked(buffer: scopeStoreStorage.storeIfNil(ScopeStore.makeBuffer()))
+            ?? Locked(buffer: scopeStoreStorage.storeIfNil(ScopeStore.makeBuffer(in: .running)))
         return ScopeStore(state, of: self)
+    }
+
+    /// The cell of `provider` in this scope's store (made on first use, with the spare buffer of
+    /// `thread`, the running thread's block, if it has one), or nil once the scope ended: what
+    /// ``scopeStore`` would give, without making a view of the store (two references).
+    @inlinable
+    func scopeCell<Value>(for provider: ProviderBox<Value>, thread: ThreadSlot.Block) -> BuildCell<Value>? {
+        let existing = scopeStoreStorage.withInstance(as: LockedBuffer<ScopeStore.State>.self) { buffer in
+            ScopeStore.cell(for: provider, in: buffer, of: self)
+        }
+        if let cell = existing { return cell }
+        let buffer = scopeStoreStorage.storeIfNil(ScopeStore.makeBuffer(in: thread))
+        return ScopeStore.cell(for: provider, in: buffer, of: self)
     }
 
     /// This context or the ancestor whose registrar link is `link` (the context that registered the
@@ -172,53 +185,63 @@ extension Context {
     /// whose host is gone, the registrar is found through the weak reference its link keeps for that case
     /// (``RegistrarLink/registrarBeyondBrokenChain``).
     ///
-    /// - Complexity: as ``scopeOwnerAndRegistrar(registeredWith:)``.
+    /// - Complexity: as ``withScopeOwnerAndRegistrar(registeredWith:_:)``.
     @usableFromInline
     func ancestor(registeredWith link: RegistrarLink) -> Context? {
-        scopeOwnerAndRegistrar(registeredWith: link)?.registrar
+        withScopeOwnerAndRegistrar(registeredWith: link) { _, registrar in registrar }
     }
 
-    /// The registrar whose link is `link` (as ``ancestor(registeredWith:)``) and the scope that owns a
-    /// scoped object of its provider resolved from this context (as ``scopeOwner(registeredOn:)``), in
-    /// one walk; nil when the registrar is not on this context's chain, or gone.
+    /// Runs `body` with the registrar whose link is `link` (as ``ancestor(registeredWith:)``) and the
+    /// scope that owns a scoped object of its provider resolved from this context (as
+    /// ``scopeOwner(registeredOn:)``), found in one walk; nil when the registrar is not on this context's
+    /// chain, or gone. Both are lent to `body` without a reference count where this context's chain
+    /// holds them (the caller holds this context), which is every time but past an owned member.
     ///
     /// - Complexity: O(*d*) for the *d* contexts up to the registrar, walked without retaining them where
-    ///   each holds its parent (the caller holds this one).
-    @usableFromInline
-    func scopeOwnerAndRegistrar(registeredWith link: RegistrarLink) -> (owner: Context?, registrar: Context)? {
+    ///   each holds its parent.
+    @inlinable
+    func withScopeOwnerAndRegistrar<Result>(
+        registeredWith link: RegistrarLink,
+        _ body: (_ owner: Context?, _ registrar: Context) -> Result
+    ) -> Result? {
         var current = Unmanaged.passUnretained(self)
         var nearestScope: Unmanaged<Context>?
         var candidate: Unmanaged<Context>?
         while true {
             let (found, parentBits, isMemberOrHost, isScope) = current._withUnsafeGuaranteedRef { context in
                 (
-                    context.registrarLinkStorage.holds(link), context.parentBits, context.membershipIfMade != nil,
+                    context.registrarLinkStorage.holds(link), context.parentBits, context.isMemberOrHost,
                     context.isScope
                 )
             }
             if found {
-                let registrar = current.takeUnretainedValue()
-                let owner = (nearestScope ?? candidate)?.takeUnretainedValue() ?? (registrar.isScope ? registrar : nil)
-                return (owner, registrar)
+                let owner = nearestScope ?? candidate
+                return current._withUnsafeGuaranteedRef { registrar in
+                    guard let owner else { return body(registrar.isScope ? registrar : nil, registrar) }
+                    return owner._withUnsafeGuaranteedRef { owner in body(owner, registrar) }
+                }
             }
             if nearestScope == nil {
                 if isScope { nearestScope = current } else { candidate = current }
             }
             if parentBits == 0 { return nil }
             if isMemberOrHost {
-                // A member's link to its host may turn weak at any moment: the rest of the way strongly,
-                // and past a host that is gone, through the registrar's weak reference.
-                let registrar: Context?
-                if let parent = current._withUnsafeGuaranteedRef({ $0.parent }) {
-                    registrar = parent.ancestor(registeredWith: link)
-                } else {
-                    registrar = link.registrarBeyondBrokenChain
+                guard let registrar = current._withUnsafeGuaranteedRef({ $0.registrarPastMembers(link) }) else {
+                    return nil
                 }
-                guard let registrar else { return nil }
-                return (scopeOwner(registeredOn: registrar), registrar)
+                return body(scopeOwner(registeredOn: registrar), registrar)
             }
             current = ReferenceWord.unmanaged(parentBits, as: Context.self)
         }
+    }
+
+    /// The registrar whose link is `link`, looked for from this context's parent on, strongly: this
+    /// context is a member or a host, whose link to its host may turn weak at any moment. Past a host
+    /// that is gone, it is found through the registrar's weak reference.
+    @usableFromInline
+    func registrarPastMembers(_ link: RegistrarLink) -> Context? {
+        guard let parent else { return link.registrarBeyondBrokenChain }
+        return parent.ancestor(registeredWith: link)
     }
 
     /// The scope that owns a scoped object of a provider registered on `registrar`, resolved from this

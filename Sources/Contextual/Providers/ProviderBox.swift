@@ -143,34 +143,49 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @inlinable
     func resolve(from asker: Context) throws(ContextError) -> Value {
         if lifetime == .singleton, let value = singleton.built { return value }
-        // Looked up once (a task-local read among others) for the captive check and the build's frame.
-        let path = ResolutionFrame.current
-        let target = try target(for: asker, path: path)
+        // The thread's block and the path looked up once (the path is a task-local read among others),
+        // for the captive check, the scope's store and the build's frame.
+        let thread = ThreadSlot.Block.running
+        let path = ResolutionFrame.current(in: thread)
+        let target = try target(for: asker, path: path, thread: thread)
         if let cell = target.cell, let value = cell.built { return value }
         let make: @Sendable (Context) throws -> Value
         switch factory {
         case .sync(let sync), .forwarding(let sync, _): make = sync
         case .async: throw ContextError.asyncProvider(label, asker: asker)
         }
-        return try ResolutionFrame.withFrame(building: self, below: path) { frame throws(ContextError) -> Value in
-            try build(in: frame, target: target, make: make, asker: asker)
+        return try ResolutionFrame.withFrame(building: self, below: path, in: thread) {
+            frame throws(ContextError) -> Value in
+            try build(in: frame, target: target, make: make, asker: asker, thread: thread)
         }
     }
 
     /// Builds the object of `target` (a cell's, or a transient one when `target` has no cell) with `make`,
-    /// running in `frame`: ``resolve(from:)`` once the object is not built yet.
+    /// running in `frame` on the thread whose block is `thread`: ``resolve(from:)`` once the object is not
+    /// built yet.
     @inlinable
     func build(
         in frame: ResolutionFrame,
         target: (cell: BuildCell<Value>?, context: Context),
         make: @Sendable (Context) throws -> Value,
-        asker: Context
+        asker: Context,
+        thread: ThreadSlot.Block
     ) throws(ContextError) -> Value {
         guard let cell = target.cell else {
-            return try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
+            return try recordTransient(
+                run(make, on: target.context, in: frame, asker: asker, thread: thread),
+                asker: asker
+            )
         }
         if cell.isScoped {
-            return try buildScoped(in: frame, cell: cell, scope: target.context, make: make, asker: asker)
+            return try buildScoped(
+                in: frame,
+                cell: cell,
+                scope: target.context,
+                make: make,
+                asker: asker,
+                thread: thread
+            )
         }
         return try cell.value(frame: frame, asker: asker) { () throws(ContextError) -> Value in
             let store = target.context.scopeStore
@@ -179,7 +194,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             }
             let value: Value
             do throws(ContextError) {
-                value = try run(make, on: target.context, in: frame, asker: asker)
+                value = try run(make, on: target.context, in: frame, asker: asker, thread: thread)
             } catch {
                 store.endBuild(built: false, shutdown: nil, by: self)
                 throw error
@@ -197,14 +212,16 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// Builds the object of `cell`, a scoped object's cell in `scope`, with `make`, running in `frame`, or
     /// waits for the build in flight: as ``BuildCell/value(frame:asker:build:)`` with the scope's store
     /// told of the build, where the cell's step and the store's bookkeeping share one critical section
-    /// at the start and one at the end (the cell is guarded by the scope's lock).
+    /// at the start and one at the end (the cell is guarded by the scope's lock). `thread` is the running
+    /// thread's block.
     @inlinable
     func buildScoped(
         in frame: ResolutionFrame,
         cell: BuildCell<Value>,
         scope: Context,
         make: @Sendable (Context) throws -> Value,
-        asker: Context
+        asker: Context,
+        thread: ThreadSlot.Block
     ) throws(ContextError) -> Value {
         while true {
             switch cell.nextStep(frame: frame, beginningBuildOf: self, in: scope) {
@@ -217,7 +234,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             case .build?:
                 let value: Value
                 do throws(ContextError) {
-                    value = try run(make, on: scope, in: frame, asker: asker)
+                    value = try run(make, on: scope, in: frame, asker: asker, thread: thread)
                 } catch {
                     let ended = cell.endScopedBuild(keeping: nil, shutdown: nil, ownedBy: self, owned: false, in: scope)
                     ended.attempt?.finish(error)
@@ -296,24 +313,32 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     @inlinable
     func target(
         for asker: Context,
-        path: ResolutionFrame?
+        path: ResolutionFrame?,
+        thread: ThreadSlot.Block = .running
     ) throws(ContextError) -> (cell: BuildCell<Value>?, context: Context) {
-        asker.tree.countResolve(of: self)  // one load and branch unless counters were turned on
+        // One load and branch unless counters were turned on; the tree lent, not retained.
+        asker.treeReference._withUnsafeGuaranteedRef { $0.countResolve(of: self) }
         if lifetime == .scoped, let singleton = ResolutionFrame.enclosingSingleton(on: path) {
             throw ContextError.captiveDependency(singleton: singleton.label, scoped: label)
         }
         // Unbound while the closure that registers it runs (the context it builds for does not exist yet),
         // and once its registrar is gone (an owned member that outlived its host reads what it inherited).
         if lifetime == .scoped {
-            // The registrar and the scope in one walk up from the asker.
-            guard let link = registrarLink.load(as: RegistrarLink.self),
-                let (owner, registrar) = asker.scopeOwnerAndRegistrar(registeredWith: link)
-            else { throw unavailable(asker: asker) }
-            guard let owner else { throw ContextError.noScope(label, registrar: registrar, asker: asker) }
-            guard let cell = owner.scopeStore.cell(for: self) else {
-                throw ContextError.scopeEnded(label, ended: owner, asker: asker)
+            // The registrar and the scope in one walk up from the asker, lent (the asker's chain holds
+            // them): only the scope returned is retained.
+            let found = registrarLink.withInstance(as: RegistrarLink.self) { link in
+                asker.withScopeOwnerAndRegistrar(registeredWith: link) {
+                    owner,
+                    registrar -> Result<(cell: BuildCell<Value>?, context: Context), ContextError> in
+                    guard let owner else { return .failure(.noScope(label, registrar: registrar, asker: asker)) }
+                    guard let cell = owner.scopeCell(for: self, thread: thread) else {
+                        return .failure(.scopeEnded(label, ended: owner, asker: asker))
+                    }
+                    return .success((cell, owner))
+                }
             }
-            return (cell, owner)
+            guard let found, let found else { throw unavailable(asker: asker) }
+            return try found.get()
         }
         guard let registrar = registrar(from: asker) else { throw unavailable(asker: asker) }
         if lifetime == .transient {
@@ -330,7 +355,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             guard let owner = asker.scopeOwner(registeredOn: registrar) else {
                 throw ContextError.noScope(label, registrar: registrar, asker: asker)
             }
-            guard let cell = owner.scopeStore.cell(for: self) else {
+            guard let cell = owner.scopeCell(for: self, thread: thread) else {
                 throw ContextError.scopeEnded(label, ended: owner, asker: asker)
             }
             return (cell, owner)
@@ -423,11 +448,12 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         _ make: (Context) throws -> Value,
         on context: Context,
         in frame: ResolutionFrame,
-        asker: Context
+        asker: Context,
+        thread: ThreadSlot.Block = .running
     ) throws(ContextError) -> Value {
         do {
             // A `require` around this build does not see its factory's failures (see `FailureSink`).
-            return try ResolutionFrame.withCurrent(frame) {
+            return try ResolutionFrame.withCurrent(frame, in: thread) {
                 try context.tree.observeBuild(in: frame) { try make(context) }
             }
         } catch let error as ContextError {

@@ -60,8 +60,12 @@ final class ResolutionFrame: Sendable {
     /// for the running thread (the factory runs on it from start to end), else an asynchronous build's,
     /// kept in a task local (the factory may resume on another thread).
     @usableFromInline
-    static var current: ResolutionFrame? {
-        let word = ThreadSlot.resolutionFrame.word
+    static var current: ResolutionFrame? { current(in: .running) }
+
+    /// ``current``, read in `thread`, the running thread's block (looked up once by a build).
+    @usableFromInline
+    static func current(in thread: ThreadSlot.Block) -> ResolutionFrame? {
+        let word = thread[ThreadSlot.resolutionFrame]
         if word == 0 { return suspendingCurrent }
         let synchronous = ReferenceWord.instance(word, as: ResolutionFrame.self)
         // A task a synchronous factory starts inline (`Task.immediate`) may build asynchronously on top of
@@ -99,10 +103,15 @@ final class ResolutionFrame: Sendable {
     /// Runs `body`, a synchronous factory, with `frame` as the running thread's innermost build: in the
     /// thread's ``ThreadSlot/resolutionFrame`` word, unretained (kept alive here while installed), rather
     /// than by a task-local push, which allocates outside a task and costs a few hundred instructions.
+    /// `thread` is the running thread's block.
     @usableFromInline
-    static func withCurrent<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) rethrows -> Result {
+    static func withCurrent<Result>(
+        _ frame: ResolutionFrame,
+        in thread: ThreadSlot.Block = .running,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
         try withExtendedLifetime(frame) {
-            try ThreadSlot.resolutionFrame.withWord(ReferenceWord.unretained(frame), body)
+            try ThreadSlot.resolutionFrame.withWord(ReferenceWord.unretained(frame), in: thread, body)
         }
     }
 
@@ -130,7 +139,7 @@ final class ResolutionFrame: Sendable {
     /// Runs `body`, a synchronous build of `provider`, in a frame below `path`, the running task's path
     /// (``current``): the running thread's spare frame if it has one, else a new one. The frame is kept
     /// as the thread's spare afterwards if nothing else holds it (a waiter's attempt or a `require`'s
-    /// failure sink may).
+    /// failure sink may). `thread` is the running thread's block, which the caller may have looked up.
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path; what
     ///   `body` throws.
@@ -138,38 +147,44 @@ final class ResolutionFrame: Sendable {
     static func withFrame<Result>(
         building provider: any AnyProviderBox,
         below path: ResolutionFrame?,
+        in thread: ThreadSlot.Block = .running,
         _ body: (ResolutionFrame) throws(ContextError) -> Result
     ) throws(ContextError) -> Result {
-        let frame = try enter(provider, below: path)
+        let frame = try enter(provider, below: path, in: thread)
         // Handed over with `consume` (not from a `defer`, which would keep the local's reference): the
         // frame can then be the only reference left.
         do throws(ContextError) {
             let result = try body(frame)
-            keepAsSpare(consume frame)
+            keepAsSpare(consume frame, in: thread)
             return result
         } catch {
-            keepAsSpare(consume frame)
+            keepAsSpare(consume frame, in: thread)
             throw error
         }
     }
 
-    /// Keeps `frame` as the running thread's spare when nothing else holds it and the thread has none.
+    /// Keeps `frame` as the running thread's spare (in `thread`, its block) when nothing else holds it
+    /// and the thread has none.
     @usableFromInline
-    static func keepAsSpare(_ frame: consuming ResolutionFrame) {
+    static func keepAsSpare(_ frame: consuming ResolutionFrame, in thread: ThreadSlot.Block) {
         var frame = frame
         guard !frame.wasWaitedFor, isKnownUniquelyReferenced(&frame) else { return }
         // Nothing another build could reach stays in it: no provider, no path.
         frame.building = nil
         frame.parent = nil
-        ThreadSlot.spareResolutionFrame.keepSpare(frame)
+        ThreadSlot.spareResolutionFrame.keepSpare(frame, in: thread)
     }
 
-    /// The running thread's spare frame, set up for building `provider` below `parent`, or nil.
+    /// The running thread's spare frame (from `thread`, its block), set up for building `provider` below
+    /// `parent`, or nil.
     private static func takeSpare(
         for provider: any AnyProviderBox,
-        below parent: ResolutionFrame?
+        below parent: ResolutionFrame?,
+        in thread: ThreadSlot.Block
     ) -> ResolutionFrame? {
-        guard let frame = ThreadSlot.spareResolutionFrame.takeSpare(as: ResolutionFrame.self) else { return nil }
+        guard let frame = ThreadSlot.spareResolutionFrame.takeSpare(as: ResolutionFrame.self, in: thread) else {
+            return nil
+        }
         frame.building = provider
         frame.parent = parent
         frame.depth = parent.map { $0.depth + 1 } ?? 0
@@ -197,13 +212,15 @@ final class ResolutionFrame: Sendable {
 
     // MARK: - Entering a build
 
-    /// A frame for building `provider` below `parent`, the running task's path (``current``).
+    /// A frame for building `provider` below `parent`, the running task's path (``current``); a spare
+    /// one is taken from `thread`, the running thread's block.
     ///
     /// - Throws: ``ContextError/Code/cycle`` when `provider` is already being built on this path.
     @usableFromInline
     static func enter(
         _ provider: any AnyProviderBox,
-        below parent: ResolutionFrame?
+        below parent: ResolutionFrame?,
+        in thread: ThreadSlot.Block = .running
     ) throws(ContextError)
         -> ResolutionFrame
     {
@@ -214,7 +231,8 @@ final class ResolutionFrame: Sendable {
             }
             node = frame.parent
         }
-        return takeSpare(for: provider, below: parent) ?? ResolutionFrame(provider: provider, parent: parent)
+        return takeSpare(for: provider, below: parent, in: thread)
+            ?? ResolutionFrame(provider: provider, parent: parent)
     }
 
     /// The labels of the frames from `outer` down to `inner`, outermost first.

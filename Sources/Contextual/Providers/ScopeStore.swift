@@ -60,12 +60,20 @@ struct ScopeStore: @unchecked Sendable {
         let cell: AnyBuildCell
     }
 
-    /// The cell of `provider` in this scope, or nil when the scope ended.
+    /// The cell of `provider` in the scope `context`, whose store's buffer is `buffer`, or nil when the
+    /// scope ended. Static, with the buffer and the context lent by the caller (see
+    /// ``Context/scopeCell(for:)``): a resolve reaches the cell without a reference count on either.
     @inlinable
-    func cell<Value>(for provider: ProviderBox<Value>) -> BuildCell<Value>? {
+    static func cell<Value>(
+        for provider: ProviderBox<Value>,
+        in buffer: LockedBuffer<State>,
+        of context: Context
+    ) -> BuildCell<Value>? {
         guard
             let cell = cell(
                 for: provider,
+                in: buffer,
+                of: context,
                 reusing: { type(of: $0) == BuildCell<Value>.self },
                 makingIfNone: { BuildCell<Value>(guardedBy: $0) }
             )
@@ -79,12 +87,14 @@ struct ScopeStore: @unchecked Sendable {
     /// reused by another since), else one made by `make`; nil when the scope ended. Not generic (its
     /// caller casts), so that no metadata is looked up for the cell's type on every request.
     @usableFromInline
-    func cell(
+    static func cell(
         for provider: AnyObject,
+        in buffer: LockedBuffer<State>,
+        of context: Context,
         reusing isReusable: (AnyBuildCell) -> Bool,
         makingIfNone make: (LockedBuffer<State>) -> AnyBuildCell
     ) -> AnyBuildCell? {
-        state.withLock { state in
+        Locked(buffer: buffer).withLock { state in
             if context.scopeEnded.load(ordering: .acquiring) { return nil }
             if let cell = state.cells[provider] { return cell }
             let cell: AnyBuildCell
@@ -93,7 +103,7 @@ struct ScopeStore: @unchecked Sendable {
                 cell = spare.cell
             } else {
                 // The cell shares this store's lock (it never takes it while this store holds it).
-                cell = make(self.state.buffer)
+                cell = make(buffer)
             }
             state.cells.insert(cell, for: provider)
             return cell
@@ -305,9 +315,12 @@ extension ScopeStore.State {
 // MARK: - Reusing buffers
 
 extension ScopeStore {
-    /// A buffer for a new store: the running thread's spare if it has one, else a new one.
-    static func makeBuffer() -> LockedBuffer<State> {
-        ThreadSlot.spareScopeStoreBuffer.takeSpare(as: LockedBuffer<State>.self) ?? LockedBuffer.make(State())
+    /// A buffer for a new store: the running thread's spare (in `thread`, its block) if it has one, else
+    /// a new one.
+    @usableFromInline
+    static func makeBuffer(in thread: ThreadSlot.Block) -> LockedBuffer<State> {
+        ThreadSlot.spareScopeStoreBuffer.takeSpare(as: LockedBuffer<State>.self, in: thread)
+            ?? LockedBuffer.make(State())
     }
 
     /// Empties the buffer of the store of a context that ended, releasing what it held (cells, objects

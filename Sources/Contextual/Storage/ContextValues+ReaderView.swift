@@ -3,9 +3,12 @@
 // MARK: - Reader view
 
 extension ContextValues {
-    /// The offset of ``origin`` in the values' layout.
-    @usableFromInline
-    static let originOffset = MemoryLayout<ContextValues>.offset(of: \ContextValues.origin)!
+    /// The offset of ``origin`` in the values' layout: after the two tables, as the stored properties are
+    /// declared (a struct's are laid out in order). A constant rather than
+    /// `MemoryLayout.offset(of: \.origin)`, which a `static let` would compute once but then check for
+    /// initialization on every read; a test checks that the two agree.
+    @inlinable
+    static var originOffset: Int { MemoryLayout<FrozenTable>.stride &* 2 }
 
     /// Runs `body` on `values` as `reader` reads them (with `reader` as their origin, for the providers
     /// found in them), without copying them: a copy would retain and release their five references, a

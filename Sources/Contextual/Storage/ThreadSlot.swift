@@ -101,6 +101,36 @@ struct ThreadSlot: Sendable {
         for word in held where word != 0 { ReferenceWord.release(word) }
     }
 
+    // MARK: - The block, looked up once
+
+    /// The running thread's block of words, looked up once by a synchronous call that uses several slots
+    /// (a build reads the path, takes a spare frame, installs it and keeps it again): each use then skips
+    /// the `pthread_getspecific` and the key's lazy initialization. Valid on the thread it was looked up
+    /// on, until the thread ends: a synchronous call never leaves its thread.
+    ///
+    /// ```swift
+    /// let thread = ThreadSlot.Block.running
+    /// let path = thread[ThreadSlot.resolutionFrame]
+    /// ```
+    @usableFromInline
+    struct Block {
+        @usableFromInline
+        let words: UnsafeMutablePointer<UInt>
+
+        /// The running thread's block.
+        @inlinable
+        static var running: Block { Block(words: ThreadSlot.words) }
+
+        @inlinable
+        init(words: UnsafeMutablePointer<UInt>) {
+            self.words = words
+        }
+
+        /// The word of `slot` in this block (see ``ThreadSlot/word``).
+        @inlinable
+        subscript(slot: ThreadSlot) -> UInt { words[slot.index] }
+    }
+
     // MARK: - Reading and installing
 
     /// The running thread's word: what the innermost ``withWord(_:_:)`` installed (or the spare kept),
@@ -112,11 +142,16 @@ struct ThreadSlot: Sendable {
 
     /// Runs `body` with `word` as the running thread's word, then puts the previous one back.
     ///
-    /// - Precondition: `word` is an unretained reference the caller keeps alive for the call.
+    /// - Precondition: `word` is an unretained reference the caller keeps alive for the call; `thread`
+    ///   is the running thread's block.
     @usableFromInline
-    func withWord<Result>(_ word: UInt, _ body: () throws -> Result) rethrows -> Result {
+    func withWord<Result>(
+        _ word: UInt,
+        in thread: Block = .running,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
         // The running thread's own block: valid for the call, which runs on this thread.
-        let slot = ThreadSlot.words + index
+        let slot = thread.words + index
         let previous = slot.pointee
         slot.pointee = word
         defer { slot.pointee = previous }
@@ -132,9 +167,11 @@ struct ThreadSlot: Sendable {
     /// let frame = ThreadSlot.spareResolutionFrame.takeSpare(as: ResolutionFrame.self) ?? ResolutionFrame(…)
     /// ```
     ///
-    /// - Precondition: the slot holds references, and only `Instance`s.
-    func takeSpare<Instance: AnyObject>(as type: Instance.Type) -> Instance? {
-        let slot = ThreadSlot.words + index
+    /// - Precondition: the slot holds references, and only `Instance`s; `thread` is the running thread's
+    ///   block.
+    @usableFromInline
+    func takeSpare<Instance: AnyObject>(as type: Instance.Type, in thread: Block = .running) -> Instance? {
+        let slot = thread.words + index
         let word = slot.pointee
         if word == 0 { return nil }
         slot.pointee = 0
@@ -144,9 +181,10 @@ struct ThreadSlot: Sendable {
     /// Keeps `instance` for the running thread, unless it keeps one already; the slot holds it until it is
     /// taken out or the thread ends.
     ///
-    /// - Precondition: the slot holds references.
-    func keepSpare(_ instance: AnyObject) {
-        let slot = ThreadSlot.words + index
+    /// - Precondition: the slot holds references; `thread` is the running thread's block.
+    @usableFromInline
+    func keepSpare(_ instance: AnyObject, in thread: Block = .running) {
+        let slot = thread.words + index
         guard slot.pointee == 0 else { return }
         slot.pointee = ReferenceWord.retained(instance)
     }
