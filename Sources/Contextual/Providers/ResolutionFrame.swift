@@ -172,7 +172,7 @@ final class ResolutionFrame: Sendable {
         // Nothing another build could reach stays in it: no provider, no path.
         frame.building = nil
         frame.parent = nil
-        ThreadSlot.spareResolutionFrame.keepSpare(frame, in: thread)
+        ThreadSlot.spareResolutionFrame.keepSpare(consume frame, in: thread)
     }
 
     /// The running thread's spare frame (from `thread`, its block), set up for building `provider` below

@@ -345,7 +345,7 @@ extension ScopeStore {
         _ = consume cells
         _ = consume built
         if kept != 0 { ReferenceWord.release(kept) }
-        ThreadSlot.spareScopeStoreBuffer.keepSpare(buffer)
+        ThreadSlot.spareScopeStoreBuffer.keepSpare(consume buffer)
     }
 }
 

@@ -21,6 +21,13 @@ enum ReferenceWord {
         UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque())
     }
 
+    /// The word of `instance`, taking over the caller's reference to it: the word now holds it (+1), and
+    /// neither a retain nor a release runs when the caller hands over its last use.
+    @inlinable
+    static func transferred<Instance: AnyObject>(_ instance: consuming Instance) -> UInt {
+        UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque())
+    }
+
     /// The word of `instance`, holding no reference: valid while something else keeps it alive.
     @inlinable
     static func unretained<Instance: AnyObject>(_ instance: Instance) -> UInt {

@@ -179,13 +179,13 @@ struct ThreadSlot: Sendable {
     }
 
     /// Keeps `instance` for the running thread, unless it keeps one already; the slot holds it until it is
-    /// taken out or the thread ends.
+    /// taken out or the thread ends. It takes over the caller's reference (hand over the last use).
     ///
     /// - Precondition: the slot holds references; `thread` is the running thread's block.
     @usableFromInline
-    func keepSpare(_ instance: AnyObject, in thread: Block = .running) {
+    func keepSpare(_ instance: consuming AnyObject, in thread: Block = .running) {
         let slot = thread.words + index
         guard slot.pointee == 0 else { return }
-        slot.pointee = ReferenceWord.retained(instance)
+        slot.pointee = ReferenceWord.transferred(instance)
     }
 }
