@@ -14,14 +14,21 @@ extension Context {
     ///   - value: The child's value there.
     ///   - name: A name for diagnostics.
     /// - Returns: The new child.
-    /// - Complexity: O(1), as ``child(name:_:)``.
+    /// - Complexity: O(1), as ``child(name:_:)``. The value it replaces is not read: a default is not
+    ///   computed, and a provider does not build, for a value overridden here.
     @inlinable
     public func child<Value>(
         _ keyPath: WritableKeyPath<ContextValues, Value>,
         _ value: Value,
         name: String? = nil
     ) -> Context {
-        child(name: name) { $0[keyPath: keyPath] = value }
+        child(name: name) { values in
+            // As `values.assign(value, at: keyPath)`, spelled out: an optimized build that knows the key
+            // path here calls the property's setter directly.
+            let assignment = values.beginAssignment(of: value)
+            values[keyPath: keyPath] = value
+            values.endAssignment(assignment, of: Value.self)
+        }
     }
 
     /// Derives a child context whose value at `keyPath` is the inherited value transformed by

@@ -103,6 +103,7 @@ extension Trait where Self == ContextTrait {
         _ keyPath: WritableKeyPath<ContextValues, Value> & Sendable,
         _ value: Value
     ) -> Self {
-        ContextTrait { $0[keyPath: keyPath] = value }
+        // Without reading the value it replaces (a provider's object, a key's default).
+        ContextTrait { $0.assign(value, at: keyPath) }
     }
 }

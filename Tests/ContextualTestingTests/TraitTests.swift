@@ -74,6 +74,37 @@ struct TraitTests {
     }
 }
 
+/// Counts the test values `OverriddenKey` computed: no test reads it, so a trait that sets it must not
+/// compute one either.
+private let overriddenTestValues = Counter()
+
+private enum OverriddenKey: ContextKey {
+    static var defaultValue: String { "live" }
+    static var testValue: String {
+        overriddenTestValues.increment()
+        return "test"
+    }
+}
+
+extension ContextValues {
+    fileprivate var overridden: String {
+        get { self[OverriddenKey.self] }
+        set { self[OverriddenKey.self] = newValue }
+    }
+}
+
+@Suite("A key path trait")
+struct KeyPathTraitTests {
+    @Test(
+        "A .context(\\.key, value) trait sets the value without reading the one it replaces",
+        .context(\.overridden, "set")
+    )
+    func setsWithoutReading() {
+        #expect(Context.current[\.overridden] == "set")
+        #expect(overriddenTestValues.value == 0)
+    }
+}
+
 @Suite("Without a context trait")
 struct NoTraitTests {
     @Test("A test without a context trait runs in the process-wide root, which reads production defaults")

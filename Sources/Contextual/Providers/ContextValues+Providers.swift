@@ -109,6 +109,9 @@ extension ContextValues {
     /// cannot throw: a failure stops the process with its message, unless a `require` is waiting for it.
     @usableFromInline
     func providedValue<Key: ContextKey>(_ raw: UInt, for key: Key.Type) -> Key.Value {
+        // The read of the old value that an assignment through a key path makes builds nothing: it gets the
+        // value assigned (see `assign(_:at:)`, which marks the values it writes as a test context's).
+        if isTesting, let pending = PendingWrite.take(as: Key.Value.self) { return pending }
         do {
             return try resolveProvider(raw, as: Key.Value.self)
         } catch {

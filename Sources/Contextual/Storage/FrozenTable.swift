@@ -71,6 +71,52 @@ struct FrozenTable: Sendable {
             | (storage.hasProviders ? 1 : 0)
     }
 
+    private init(_ table: FrozenTable, summary: UInt) {
+        self.single = table.single
+        self.singleID = table.singleID
+        self.singleBox = table.singleBox
+        self.storage = table.storage
+        self.summary = summary
+    }
+
+    /// This table, with the same entries, read as a test context's if `testing` (a read that finds no
+    /// entry, or a provider, then asks for a value assigned through a key path, see
+    /// ``ContextValues/assign(_:at:)``), else as it reads. Any table made from it (by a write) reads as
+    /// its entries say again.
+    @usableFromInline
+    func marked(asTesting testing: Bool) -> FrozenTable {
+        FrozenTable(self, summary: testing ? summary | 4 : summary & ~4)
+    }
+
+    /// What tells this table from another without holding it: the same identity, the same storage (see
+    /// ``isIdentical(to:)``).
+    @inlinable
+    var identity: Identity {
+        Identity(
+            singleBox: singleBox,
+            singleID: singleID,
+            storage: storage.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
+        )
+    }
+
+    /// A table's identity (see ``identity``).
+    @usableFromInline
+    struct Identity: Equatable {
+        @usableFromInline
+        let singleBox: UInt
+        @usableFromInline
+        let singleID: UInt
+        @usableFromInline
+        let storage: UInt
+
+        @inlinable
+        init(singleBox: UInt, singleID: UInt, storage: UInt) {
+            self.singleBox = singleBox
+            self.singleID = singleID
+            self.storage = storage
+        }
+    }
+
     /// A table holding `entries`.
     init(_ entries: [UInt: any ContextBox]) {
         switch entries.count {
@@ -156,6 +202,7 @@ struct FrozenTable: Sendable {
     }
 
     /// Whether both tables are the same storage (and so hold the same entries).
+    @inlinable
     func isIdentical(to other: FrozenTable) -> Bool {
         singleBox == other.singleBox && singleID == other.singleID && storage === other.storage
     }

@@ -33,7 +33,8 @@ struct ThreadSlot: Sendable {
     @usableFromInline
     let index: Int
 
-    private init(index: Int) {
+    @inlinable
+    init(index: Int) {
         self.index = index
     }
 
@@ -44,18 +45,31 @@ struct ThreadSlot: Sendable {
     static let resolutionFrame = ThreadSlot(index: 0)
     /// The innermost default the running thread computes (unretained), for ``DefaultFrame``.
     static let defaultFrame = ThreadSlot(index: 1)
+    /// The type of the value the running thread assigns through a key path (its `ObjectIdentifier`'s bit
+    /// pattern), or 0, for ``PendingWrite``.
+    @inlinable
+    static var pendingWriteType: ThreadSlot { ThreadSlot(index: 2) }
+    /// The address of that value: in the block's own buffer (``pendingValueBuffer``) unless it is too
+    /// large for it or the buffer is taken by an assignment around this one.
+    @inlinable
+    static var pendingWriteValue: ThreadSlot { ThreadSlot(index: 3) }
     /// The frame of the running thread's last synchronous build, kept for its next one (retained): a
     /// request that builds its scoped objects then allocates no frame.
-    static let spareResolutionFrame = ThreadSlot(index: 2)
+    static let spareResolutionFrame = ThreadSlot(index: 4)
     /// The buffer (state and lock) of the store of a scope that ended on the running thread, emptied, kept
     /// for the next context that builds (retained): a scope per request allocates no store.
-    static let spareScopeStoreBuffer = ThreadSlot(index: 3)
+    static let spareScopeStoreBuffer = ThreadSlot(index: 5)
+    /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
+    @inlinable
+    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 6) }
+    /// The number of bytes the block keeps for a pending value.
+    @inlinable
+    static var pendingValueCapacity: Int { 64 }
 
-    /// The number of words in a thread's block.
-    private static let wordCount = 4
-    /// The index of the first slot that holds retained references: it and those after it are released
-    /// when their thread ends.
-    private static let firstRetaining = 2
+    /// The number of words in a thread's block: its slots, then the pending value's buffer.
+    private static let wordCount = 6 + pendingValueCapacity / MemoryLayout<UInt>.size
+    /// The slots that hold retained references, released when their thread ends.
+    private static let retaining = 4..<6
 
     // MARK: - The running thread's block
 
@@ -95,7 +109,7 @@ struct ThreadSlot: Sendable {
 
     private static func release(_ block: UnsafeMutablePointer<UInt>) {
         // Read out first: a deinit run by a release may use the thread's slots again (in a new block).
-        let held = (firstRetaining..<wordCount).map { block[$0] }
+        let held = retaining.map { block[$0] }
         block.deallocate()
         // Safe: these slots hold only retained references (see `keepSpare(_:)`).
         for word in held where word != 0 { ReferenceWord.release(word) }
@@ -144,7 +158,7 @@ struct ThreadSlot: Sendable {
     ///
     /// - Precondition: `word` is an unretained reference the caller keeps alive for the call; `thread`
     ///   is the running thread's block.
-    @usableFromInline
+    @inlinable
     func withWord<Result>(
         _ word: UInt,
         in thread: Block = .running,

@@ -1,0 +1,194 @@
+import Testing
+
+@testable import Contextual
+
+// MARK: - Keys whose reads have effects
+
+/// Counts the computations of the default of `UncomputedDefaultKey`: it is read by no other test.
+private let uncomputedDefaults = Counter()
+
+private enum UncomputedDefaultKey: ContextKey {
+    static var defaultValue: String {
+        uncomputedDefaults.increment()
+        return "live"
+    }
+}
+
+private enum LevelKey: ContextKey {
+    static var defaultValue: Int { 0 }
+}
+
+private struct Limits: Sendable, Equatable {
+    var timeout = 30
+    var retries = 3
+}
+
+private enum LimitsKey: ContextKey {
+    static var defaultValue: Limits { Limits() }
+}
+
+/// Larger than the 64 bytes a thread keeps for a value being assigned: it is copied to memory of its own.
+private struct Large: Sendable, Equatable {
+    var words = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    static func == (lhs: Large, rhs: Large) -> Bool {
+        withUnsafeBytes(of: lhs.words) { left in withUnsafeBytes(of: rhs.words) { left.elementsEqual($0) } }
+    }
+}
+
+private enum LargeKey: ContextKey {
+    static var defaultValue: Large { Large() }
+}
+
+/// A default that overrides a value through a key path while it is computed.
+private enum NestedDefaultKey: ContextKey {
+    static var defaultValue: Limits { Limits(timeout: Context.root.child(\.level, 7)[\.level], retries: 1) }
+}
+
+extension ContextValues {
+    fileprivate var large: Large {
+        get { self[LargeKey.self] }
+        set { self[LargeKey.self] = newValue }
+    }
+
+    fileprivate var nestedDefault: Limits {
+        get { self[NestedDefaultKey.self] }
+        set { self[NestedDefaultKey.self] = newValue }
+    }
+
+    fileprivate var uncomputedDefault: String {
+        get { self[UncomputedDefaultKey.self] }
+        set { self[UncomputedDefaultKey.self] = newValue }
+    }
+
+    fileprivate var level: Int {
+        get { self[LevelKey.self] }
+        set { self[LevelKey.self] = newValue }
+    }
+
+    fileprivate var limits: Limits {
+        get { self[LimitsKey.self] }
+        set { self[LimitsKey.self] = newValue }
+    }
+
+    /// A property of another type than its key's: its getter converts.
+    fileprivate var isVerbose: Bool {
+        get { self[LevelKey.self] > 0 }
+        set { self[LevelKey.self] = newValue ? 1 : 0 }
+    }
+}
+
+/// `child(\.key, value)` overrides a value without reading the one it replaces, as a closure that sets it
+/// does: a key path assignment through a computed property reads the old value first (its getter runs
+/// before its setter), which would compute a default or build a provider's object for nothing, or stop
+/// the process where that object cannot be built.
+@Suite("Overriding a value through a key path")
+struct KeyPathOverrideTests {
+    @Test("child(\\.key, value) over a scoped provider registered outside any scope builds nothing")
+    func overScopedProviderWithoutScope() {
+        let built = Counter()
+        let app = Context(name: "app") {
+            $0.provide(\.level, lifetime: .scoped) { _ in
+                built.increment()
+                return 1
+            }
+        }
+        // Before: the old value was read from the app, which has no scope: the process stopped.
+        let child = app.child(\.level, 100, name: "override")
+        #expect(child[\.level] == 100)
+        #expect(built.count == 0)
+    }
+
+    @Test("child(\\.key, value) runs neither a transient factory nor a singleton's that throws")
+    func overFactories() {
+        struct Failure: Error {}
+        let transients = Counter()
+        let transient = Context(name: "app") {
+            $0.provide(\.level, lifetime: .transient) { _ in
+                transients.increment()
+                return 1
+            }
+        }
+        #expect(transient.child(\.level, 5)[\.level] == 5)
+        #expect(transients.count == 0)
+
+        let failing = Context(name: "app") {
+            $0.provide(\.level, lifetime: .singleton) { _ -> Int in throw Failure() }
+        }
+        #expect(failing.child(\.level, 7)[\.level] == 7)
+    }
+
+    @Test("child(\\.key, value) does not compute the default of the key it overrides")
+    func defaultNotComputed() {
+        let child = Context(name: "app").child(\.uncomputedDefault, "fake")
+        #expect(child[\.uncomputedDefault] == "fake")
+        #expect(uncomputedDefaults.count == 0)
+    }
+
+    @Test("A key path into a value changes that part of the inherited value")
+    func nestedKeyPathReadsWhatItChanges() {
+        let app = Context(name: "app") { $0.limits = Limits(timeout: 10, retries: 9) }
+        let child = app.child(\.limits.timeout, 5)
+        #expect(child[\.limits] == Limits(timeout: 5, retries: 9))
+        #expect(app[\.limits] == Limits(timeout: 10, retries: 9))
+    }
+
+    @Test("A property that converts its key's value is set through its setter")
+    func convertingProperty() {
+        let app = Context(name: "app") { $0.level = 3 }
+        #expect(app.child(\.isVerbose, false)[\.level] == 0)
+        #expect(app.child(\.isVerbose, true)[\.level] == 1)
+        #expect(app[\.level] == 3)
+    }
+
+    @Test("In a test context, child(\\.key, value) overrides without reading the key's test value")
+    func inTestContext() {
+        let built = Counter()
+        let test = Context.testing(name: "test") {
+            $0.provide(\.level, lifetime: .scoped) { _ in
+                built.increment()
+                return 1
+            }
+        }
+        #expect(test.child(\.level, 4)[\.level] == 4)
+        #expect(built.count == 0)
+        // The test context's own reads are unchanged: its provider builds in a scope.
+        #expect(test.scope(name: "request")[\.level] == 1)
+        #expect(built.count == 1)
+    }
+
+    @Test("A value too large for the thread's buffer is overridden without building either")
+    func largeValue() {
+        let built = Counter()
+        let app = Context(name: "app") {
+            $0.provide(\.large, lifetime: .transient) { _ in
+                built.increment()
+                return Large()
+            }
+        }
+        var large = Large()
+        large.words.8 = 42
+        #expect(app.child(\.large, large)[\.large] == large)
+        #expect(built.count == 0)
+    }
+
+    @Test("An override through a key path made while another one reads what it changes part of")
+    func nestedAssignments() {
+        // The outer assignment reads the default of `nestedDefault`, whose computation overrides `level`
+        // through a key path: each assignment reads its own pending value, and the outer one its own again.
+        let child = Context(name: "app").child(\.nestedDefault.retries, 4)
+        #expect(child[\.nestedDefault] == Limits(timeout: 7, retries: 4))
+        #expect(child.child(\.level, 2)[\.level] == 2)
+    }
+
+    @Test("A value assigned through a key path is only lent to the read of the old one")
+    func pendingValueIsTakenOnce() {
+        var values = ContextValues(own: .empty, inherited: .empty, origin: nil)
+        values.assign(2, at: \.level)
+        #expect(values[LevelKey.self] == 2)
+        // Nothing is left pending once the assignment is over: a later read of an unset key of the same
+        // type reads its default.
+        #expect(PendingWrite.take(as: Int.self) == nil)
+        #expect(ContextValues(own: .empty, inherited: .empty, origin: nil)[LevelKey.self] == 0)
+    }
+}
