@@ -46,6 +46,68 @@ struct ObservationPromiseTests {
         token.cancel()
     }
 
+    @Test("After an equal value is written, a write elsewhere in the tree does not notify again")
+    func equalWriteThenWriteElsewhere() {
+        let app = Context(name: "app")
+        let sibling = app.child(name: "a")
+        let observed = app.child(name: "b")
+        let seen = Collector<Int>()
+        let token = observed.observe(\.verbosity) { seen.append($0) }
+        app.update { $0.verbosity = 3 }
+        #expect(seen.all == [3])
+        app.update { $0.verbosity = 3 }  // equal: nobody is told
+        sibling.update { $0.verbosity = 4 }  // a sibling's own value: `observed` still sees 3
+        #expect(seen.all == [3])
+        app.update { $0.verbosity = 5 }
+        #expect(seen.all == [3, 5])
+        token.cancel()
+    }
+
+    @Test("An override equal to what a context inherited is no change, then or at a later write elsewhere")
+    func equalOverrideThenWriteElsewhere() {
+        let app = Context(name: "app")
+        let sibling = app.child(name: "a")
+        let observed = app.child(name: "b")
+        let seen = Collector<Int>()
+        let token = observed.observe(\.verbosity) { seen.append($0) }
+        observed.update { $0.verbosity = 0 }  // the default it read: no change
+        sibling.update { $0.verbosity = 4 }
+        #expect(seen.count == 0)
+        observed.update { $0.verbosity = 1 }
+        #expect(seen.all == [1])
+        token.cancel()
+    }
+
+    @Test("Observing a type whose provider cannot build now reads nil, without stopping the process")
+    func observeTypeWithoutABuild() {
+        struct Failure: Error {}
+        let app = Context(name: "app") {
+            $0.provide(Database.self, lifetime: .singleton) { _ in
+                try await Task.sleep(for: .milliseconds(1))
+                return Database(url: "async")
+            }
+            $0.provide(HTTPClient.self, lifetime: .singleton) { _ -> HTTPClient in throw Failure() }
+            $0.provide(Connection.self, lifetime: .scoped) { _ in Connection(url: "scoped") }
+        }
+        let databases = Collector<Database?>()
+        let clients = Collector<HTTPClient?>()
+        let connections = Collector<Connection?>()
+        // Before: each subscription stopped the process (an async factory not awaited, a failing factory,
+        // a scoped object outside any scope).
+        let tokens = [
+            app.observe(Database.self) { databases.append($0) },
+            app.observe(HTTPClient.self) { clients.append($0) },
+            app.observe(Connection.self) { connections.append($0) },
+        ]
+        // A different provider set is a change, delivered with the object it gives.
+        let replacement = Database(url: "replacement")
+        app.update { $0.provide(replacement) }
+        #expect(databases.all.map { $0 === replacement } == [true])
+        #expect(clients.count == 0)
+        #expect(connections.count == 0)
+        withExtendedLifetime(tokens) {}
+    }
+
     @Test("Concurrent updates reach every observer newest last, and the final value always arrives")
     func newestLastUnderConcurrentUpdates() {
         // Five rounds: a single round catches an out-of-order delivery about half the time.

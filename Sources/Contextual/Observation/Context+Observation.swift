@@ -39,6 +39,11 @@ extension Context {
     /// let token = request.observe(ConnectionPool.self) { pool in healthCheck.watch(pool) }
     /// ```
     ///
+    /// Reading the object never stops the process: what a provider cannot build at the moment (an async
+    /// factory not awaited yet, a factory that fails, a scoped object read outside any scope) reads as
+    /// `nil`, and the handler is called when a different object or provider is set, not when a provider
+    /// finishes a build. Resolve or ``prepare(_:)`` such an object to get it or its error.
+    ///
     /// - Parameters:
     ///   - type: The type of the object to observe.
     ///   - handler: Called with the object this context resolves (or `nil`) after a different one is set.
@@ -48,7 +53,7 @@ extension Context {
         _ handler: @escaping @Sendable (Object?) -> Void
     ) -> ObservationToken {
         subscribeToValue(
-            of: { [weak self] () -> Object?? in self.map { $0.resolve(type) as Object? } },
+            of: { [weak self] () -> Object?? in self.map { try? $0.lookupObject(type) } },
             handler: { handler($0) }
         ).token
     }
@@ -107,6 +112,7 @@ struct ContextAccess: TrackedAccess {
 
     var currentVersion: UInt64 { context?.snapshot().generation ?? generation }
     var isContext: Bool { true }
+    var identityMayHoldSameValue: Bool { true }
 
     func refreshed() -> any TrackedAccess {
         guard let context else { return self }

@@ -89,4 +89,9 @@ protocol TrackedAccess: Sendable {
     /// Whether this reads a context (whose version moves with unrelated changes in its tree, so that
     /// only the identities of what it sees tell a change).
     var isContext: Bool { get }
+
+    /// Whether a new identity may hold the same value, which is then no change (a context value's box:
+    /// an equal value written again, an override equal to what was inherited). False where the identity
+    /// itself is what changes (a preference's subtree, whose members coming and going are changes).
+    var identityMayHoldSameValue: Bool { get }
 }

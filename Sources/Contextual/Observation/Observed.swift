@@ -177,6 +177,7 @@ struct PropertyAccess<Value: Sendable>: TrackedAccess {
     var identity: [UInt] { [storage.id, UInt(truncatingIfNeeded: version)] }
     var currentVersion: UInt64 { storage.version }
     var isContext: Bool { false }
+    var identityMayHoldSameValue: Bool { false }
 
     func refreshed() -> any TrackedAccess {
         PropertyAccess(registry: registry, storage: storage, version: storage.version)

@@ -43,6 +43,11 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         /// Whether a thread is delivering: it delivers `pending` before it stops.
         @usableFromInline
         var delivering = false
+        /// The value last accepted (or read when subscribing), kept when it reads a context: a new box
+        /// there may hold the same value (an equal value written again, an override equal to what was
+        /// inherited), which is not a change to deliver.
+        @usableFromInline
+        var acceptedValue: Value?
     }
 
     init(
@@ -50,6 +55,7 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         handler: @escaping @Sendable (Value) -> Void,
         onEnd: @escaping @Sendable () -> Void,
         read accesses: [any TrackedAccess],
+        initial: Value?,
         specializedChange: (@Sendable (ValueSubscriber<Value>) -> Void)?
     ) {
         self.evaluate = evaluate
@@ -57,7 +63,9 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         self.onEnd = onEnd
         self.specializedChange = specializedChange
         let sources = SubscriptionSources(accesses)
-        self.state = Locked.make(State(accepted: sources.totalVersion, sources: sources))
+        var state = State(accepted: sources.totalVersion, sources: sources)
+        if sources.comparesValues { state.acceptedValue = initial }
+        self.state = Locked.make(state)
     }
 
     func attach(_ tokens: [ObservationToken]) {
@@ -95,6 +103,14 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
             if let refreshed {
                 guard refreshed.identity != state.sources.identity else { return false }
                 state.sources = refreshed
+                // Another box, the same value: nothing changed for this subscriber.
+                if refreshed.comparesValues {
+                    if let accepted = state.acceptedValue, isSameValue(accepted, value) {
+                        state.accepted = version
+                        return false
+                    }
+                    state.acceptedValue = value
+                }
             }
             state.accepted = version
             state.pending = value
@@ -148,11 +164,16 @@ final class SubscriptionSources: Sendable {
     /// Whether a context is among the sources (its version moves with changes elsewhere in its tree).
     @usableFromInline
     let readsContext: Bool
+    /// Whether every source's new identity may hold the same value (see
+    /// ``TrackedAccess/identityMayHoldSameValue``): a value equal to the one accepted is then no change.
+    @usableFromInline
+    let comparesValues: Bool
 
     init(_ read: [any TrackedAccess]) {
         self.read = read
         self.identity = read.identity
         self.readsContext = read.contains(where: \.isContext)
+        self.comparesValues = read.allSatisfy(\.identityMayHoldSameValue)
     }
 
     var totalVersion: UInt64 { read.totalVersion }
@@ -247,6 +268,7 @@ func subscribeToValue<Value: Sendable>(
         handler: handler,
         onEnd: onEnd,
         read: accesses,
+        initial: initial,
         specializedChange: specializedChange
     )
     let (tokens, changedSinceRead) = accesses.subscribe(subscriber)

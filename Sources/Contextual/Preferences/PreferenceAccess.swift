@@ -53,6 +53,7 @@ struct PreferenceAccess: TrackedAccess {
     var identity: [UInt] { trace.identity }
     var currentVersion: UInt64 { context?.preferenceVersion ?? version }
     var isContext: Bool { true }
+    var identityMayHoldSameValue: Bool { false }
 
     func refreshed() -> any TrackedAccess {
         guard let context else { return self }

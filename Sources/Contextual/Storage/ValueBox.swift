@@ -61,6 +61,7 @@ final class ValueBox<Value: Sendable>: ContextBox {
 /// Whether `first` and `second` are the same: the same object for class instances (an object changes
 /// only when a different one is set, whatever its `==` says), else equal when the type is `Equatable`;
 /// optionals compare what they wrap. Other values (closures, say) are never the same.
+@usableFromInline
 func isSameValue(_ first: Any, _ second: Any) -> Bool {
     if let first = first as? any OptionalValue, let second = second as? any OptionalValue {
         switch (first.wrappedAny, second.wrappedAny) {
