@@ -87,10 +87,15 @@ enum UnimplementedReadIssue {
         return learned.indices.allSatisfy { frames[index + $0].captured.adjustedProgramCounter == learned[$0] }
     }
 
-    /// Whether `name` is a read of the library's (`Context.subscript.getter`, `Injected.wrappedValue`),
-    /// as a frame inlined into user code names it.
+    /// Whether `name` is a read of the library's (`Context.subscript.getter`, `Injected.wrappedValue`, or
+    /// a closure in one, such as the one `@Injected(\.key)` makes to read its key), as a frame inlined
+    /// into user code names it.
     private static func isLibraryRead(_ name: String) -> Bool {
-        let name = name.hasPrefix("specialized ") ? name.dropFirst("specialized ".count) : name[...]
+        var name = name.hasPrefix("specialized ") ? name.dropFirst("specialized ".count) : name[...]
+        // `closure #1 in Injected.init(_:from:)`, `implicit closure #2 in …`: the function it is in.
+        while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let range = name.range(of: " in ") {
+            name = name[range.upperBound...]
+        }
         return name.hasPrefix("Context.") || name.hasPrefix("Injected.") || name.hasPrefix("Injected<")
     }
 

@@ -23,6 +23,26 @@ struct UnimplementedTests {
         }
     }
 
+    @Test(
+        "A read through an @Injected property records the issue at the line that reads the property",
+        .context { _ in }
+    )
+    func injectedReadLine() {
+        struct Checkout {
+            @Injected(\.payments) var payments
+        }
+        let checkout = Checkout()
+        let line = #line + 2
+        withKnownIssue {
+            let payments = checkout.payments
+            #expect(payments == "no payments")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("PaymentsKey") }
+                && issue.sourceLocation?.fileName == "UnimplementedTests.swift"
+                && issue.sourceLocation?.line == line
+        }
+    }
+
     @Test("Each read of an unimplemented key records an issue", .context { _ in })
     func everyRead() {
         let reads = Counter()
@@ -69,6 +89,9 @@ struct UnimplementedTests {
         #expect(context[\.payments] == "no payments")
         #expect(reads.all == [UnimplementedRead(key: String(reflecting: PaymentsKey.self), contextName: "handled")])
         #expect(reads.all.first?.description.contains("PaymentsKey") == true)
+        // The fix names the key itself, in code that compiles as written.
+        let key = String(reflecting: PaymentsKey.self)
+        #expect(reads.all.first?.description.contains("`.context { $0[\(key).self] = … }`") == true)
     }
 }
 

@@ -61,6 +61,13 @@ struct ObjectTests {
         #expect(error.description.contains("provide it with `child(providing:)`"))
     }
 
+    @Test("A missing protocol type's fix provides it under the protocol and spells its optional with parentheses")
+    func missingProtocolFix() throws {
+        let error = try #require(throws: ContextError.self) { try Context(name: "app").require((any Store).self) }
+        #expect(error.description.contains("`context.child(providing: object, as: (any ContextualTests.Store).self)`"))
+        #expect(error.description.contains("resolve it as `(any ContextualTests.Store)?`"))
+    }
+
     @Test("Overloads: without a type to choose by, resolve is the optional form; annotated, the hard one")
     func overloadResolution() {
         let app = Context(name: "app").child(providing: Database(url: "x"))

@@ -220,7 +220,41 @@ struct ScopePromiseTests {
         #expect(error?.code == .buildTimedOut)
         #expect(error?.message.contains("'Database (singleton)'") == true)
         #expect(error?.message.contains("'request' → 'app'") == true)
+        // The build waited for was started by a resolve outside any other build, not by itself.
+        #expect(error?.message.contains("started by a resolve of it outside any other build") == true)
         #expect(error?.message.contains("buildWaitLimit") == true)
+    }
+
+    @Test("A wait past the limit for a build another build asked for names that build as its starter")
+    func waitPastLimitNamesTheBuildThatAsked() async throws {
+        let gate = Gate()
+        let started = Gate()
+        let app = Context(name: "app") {
+            $0.buildWaitLimit = .milliseconds(200)
+            $0.provide(ServiceA.self, lifetime: .singleton) { ctx in
+                _ = try ctx.require(ServiceB.self)
+                return ServiceA()
+            }
+            $0.provide(ServiceB.self, lifetime: .singleton) { _ in
+                started.open()
+                gate.wait()
+                return ServiceB()
+            }
+        }
+        async let builder: Void = onThread { _ = try? app.require(ServiceA.self) }
+        await onThread { started.wait() }
+        let error: ContextError? = await onThread { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try app.require(ServiceB.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        gate.open()
+        await builder
+        #expect(error?.code == .buildTimedOut)
+        #expect(error?.message.contains("started by the build of 'ServiceA (singleton)', which needs it") == true)
     }
 
     @Test("A circle closed through a detached task is reported at the limit instead of hanging")
@@ -244,6 +278,7 @@ struct ScopePromiseTests {
         // B waited for A past the limit: the error that reaches A's caller names the stuck build.
         #expect(error?.code == .buildTimedOut)
         #expect(error?.description.contains("'ServiceA (singleton)'") == true)
+        #expect(error?.description.contains("started by a resolve of it outside any other build") == true)
         #expect(error?.description.contains("buildWaitLimit") == true)
     }
 }

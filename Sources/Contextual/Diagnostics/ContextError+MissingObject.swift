@@ -9,10 +9,18 @@ extension ContextError {
         let typeName = String(reflecting: type)
         let chain = context.chainNames
         let path = chain.map { "'\($0)'" }.joined(separator: " → ")
+        // A protocol is provided with the type named, and its optional is spelled with parentheses.
+        let isExistential = TypeMetadata.isExistential(type)
+        let spelled = isExistential && typeName != "Any" && typeName != "Swift.AnyObject" ? "any \(typeName)" : typeName
+        let example =
+            isExistential
+            ? "`context.child(providing: object, as: (\(spelled)).self)`"
+            : "`context.child(providing: \(typeName)(…))`"
+        let optional = isExistential ? "(\(spelled))?" : "\(typeName)?"
         let fix =
-            "provide it with `child(providing:)` on one of these contexts, e.g. `context.child(providing: \(typeName)(…))`, "
+            "provide it with `child(providing:)` on one of these contexts, e.g. \(example), "
             + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
-            + "`\(typeName)?`"
+            + "`\(optional)`"
         let building = ResolutionFrame.currentLabels
         let needed = building.isEmpty ? "" : " Needed by: \((building + [typeName]).joined(separator: " → "))."
         return ContextError(

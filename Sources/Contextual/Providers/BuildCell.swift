@@ -278,7 +278,7 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
             throw ContextError.buildTimedOut(
                 attempt.label,
                 waited: limit,
-                builder: attempt.builder.path.reversed().map { "'\($0.label)'" }.joined(separator: " → "),
+                builderPath: attempt.builder.path.reversed().map(\.label),
                 asker: asker
             )
         case .cancelled:

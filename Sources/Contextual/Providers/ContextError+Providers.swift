@@ -81,11 +81,22 @@ extension ContextError {
         )
     }
 
-    static func buildTimedOut(_ label: String, waited limit: Duration, builder: String, asker: Context?) -> ContextError
-    {
+    /// `builderPath` is the resolution path of the build waited for, outermost first (it ends with the
+    /// build itself).
+    static func buildTimedOut(
+        _ label: String,
+        waited limit: Duration,
+        builderPath: [String],
+        asker: Context?
+    ) -> ContextError {
         let waiter = asker.map { " from \(quotedChain($0))" } ?? ""
         let path = ResolutionFrame.currentLabels
         let waitingFor = path.isEmpty ? "" : " (needed by \((path + [label]).joined(separator: " → ")))"
+        let askedBy = builderPath.dropLast().map { "'\($0)'" }
+        let builder =
+            askedBy.isEmpty
+            ? "a resolve of it outside any other build"
+            : "the build of \(askedBy.joined(separator: " → ")), which needs it"
         return ContextError(
             code: .buildTimedOut,
             requestedType: label,
@@ -178,7 +189,8 @@ extension ContextError {
             requestedType: nil,
             searchedContexts: context.chainNames,
             message: "shutting down '\(context.displayName)' failed for \(failures.count) of \(count) "
-                + "object\(count == 1 ? "" : "s"): \(list.joined(separator: "; ")). The others were shut down. "
+                + "object\(count == 1 ? "" : "s"): \(list.joined(separator: "; ")). "
+                + (failures.count < count ? "The others were shut down. " : "")
                 + "Fix: see `underlyingErrors` for what each threw.",
             underlyingErrors: failures.map(\.error)
         )

@@ -42,7 +42,8 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var description: String {
         "Unimplemented: \(key) was read in test context '\(contextName ?? "unnamed")', which does not set it"
-            + " (its testValue is unimplemented): set it in the test's context, e.g. .context(\\.value, …)"
+            + " (its testValue is unimplemented): set it in the test's context, e.g. `.context(\\.yourKey, …)` with"
+            + " the property of ContextValues that reads it, or `.context { $0[\(key).self] = … }`"
     }
 
     /// The default handler of ``Context/testing(name:onUnimplementedRead:_:)``: prints the report.
