@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Contextual
@@ -179,6 +180,26 @@ struct KeyPathOverrideTests {
         let child = Context(name: "app").child(\.nestedDefault.retries, 4)
         #expect(child[\.nestedDefault] == Limits(timeout: 7, retries: 4))
         #expect(child.child(\.level, 2)[\.level] == 2)
+    }
+
+    @Test("Overrides through key paths on many threads at once each keep their own value")
+    func concurrentOverrides() {
+        let built = Counter()
+        let app = Context(name: "app") {
+            $0.provide(\.level, lifetime: .scoped) { _ in
+                built.increment()
+                return -1
+            }
+        }
+        let mismatches = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<200 {
+                let value = thread * 1_000 + index
+                if app.child(\.level, value)[\.level] != value { mismatches.increment() }
+            }
+        }
+        #expect(mismatches.count == 0)
+        #expect(built.count == 0)
     }
 
     @Test("A value assigned through a key path is only lent to the read of the old one")
