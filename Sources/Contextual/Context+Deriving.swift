@@ -15,7 +15,9 @@ extension Context {
     ///   - name: A name for diagnostics.
     /// - Returns: The new child.
     /// - Complexity: O(1), as ``child(name:_:)``. The value it replaces is not read: a default is not
-    ///   computed, and a provider does not build, for a value overridden here.
+    ///   computed, and a provider does not build, for a value overridden here through one property of
+    ///   ``ContextValues`` (`\.level`, not a path into a value such as `\.limits.timeout`, whose value
+    ///   the rest of the path changes part of) that reads and writes its key's own value.
     @inlinable
     public func child<Value>(
         _ keyPath: WritableKeyPath<ContextValues, Value>,
@@ -25,9 +27,9 @@ extension Context {
         child(name: name) { values in
             // As `values.assign(value, at: keyPath)`, spelled out: an optimized build that knows the key
             // path here calls the property's setter directly.
-            let assignment = values.beginAssignment(of: value)
+            let assignment = values.beginAssignment(of: value, at: keyPath)
             values[keyPath: keyPath] = value
-            values.endAssignment(assignment, of: Value.self)
+            values.endAssignment(assignment, of: value, at: keyPath)
         }
     }
 

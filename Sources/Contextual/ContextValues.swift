@@ -44,6 +44,12 @@ public struct ContextValues: Sendable {
     @inlinable
     var isTesting: Bool { (own.summary | inherited.summary) & 4 != 0 }
 
+    /// Whether a read that finds no entry asks more than the key's default: in a test context's values
+    /// (the key's test value), or in values being assigned through a key path (the value assigned, see
+    /// ``assign(_:at:)``).
+    @inlinable
+    var isTestingOrAssigning: Bool { (own.summary | inherited.summary) & 12 != 0 }
+
     /// These values as `context` reads them: providers found in them build for `context`.
     @inlinable
     func read(by context: Context) -> ContextValues {
@@ -68,7 +74,7 @@ public struct ContextValues: Sendable {
             }
             if raw & 1 == 0 {
                 if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
-                if !isTesting { return DefaultValueStore.shared.value(for: key) }
+                if !isTestingOrAssigning { return DefaultValueStore.shared.value(for: key) }
                 return testValue(for: key)
             }
             if let built = builtSingleton(raw, as: Key.Value.self) { return built }
@@ -76,6 +82,8 @@ public struct ContextValues: Sendable {
         }
         @inlinable
         set {
+            // The first write of an assignment through a key path: its value is no longer lent to reads.
+            if own.isAssigning { PendingWrite.disarm() }
             let id = StorageID(key: key)
             let box = ValueBox(newValue, entry: key)
             // The first value set (a request's override, usually) makes a one-entry table in place.

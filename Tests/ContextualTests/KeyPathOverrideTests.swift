@@ -46,7 +46,77 @@ private enum NestedDefaultKey: ContextKey {
     static var defaultValue: Limits { Limits(timeout: Context.root.child(\.level, 7)[\.level], retries: 1) }
 }
 
+private enum SchemeKey: ContextKey {
+    static var defaultValue: String { "https" }
+}
+
+private enum HostKey: ContextKey {
+    static var defaultValue: String { "example.com" }
+}
+
+private struct Endpoint: Sendable, Equatable {
+    var scheme: String
+    var host: String
+}
+
+/// A default that reads another key of the same type through the current context.
+private enum ConnectionKey: ContextKey {
+    static var defaultValue: Endpoint { Endpoint(scheme: "tcp", host: Context.current[HostKey.self]) }
+}
+
+private enum LowerKey: ContextKey {
+    static var defaultValue: Int { 5 }
+}
+
+private struct Window: Sendable {
+    var lower: Int
+    var upper: Int
+}
+
+private enum MirrorKey: ContextKey {
+    static var defaultValue: Int { 0 }
+}
+
+private enum OffsetKey: ContextKey {
+    static var defaultValue: Int { 40 }
+}
+
 extension ContextValues {
+    /// One property over two keys of the same type.
+    fileprivate var endpoint: Endpoint {
+        get { Endpoint(scheme: self[SchemeKey.self], host: self[HostKey.self]) }
+        set {
+            self[SchemeKey.self] = newValue.scheme
+            self[HostKey.self] = newValue.host
+        }
+    }
+
+    fileprivate var connection: Endpoint {
+        get { self[ConnectionKey.self] }
+        set { self[ConnectionKey.self] = newValue }
+    }
+
+    /// A value made from one key, whose setter writes that key back from one of its parts.
+    fileprivate var window: Window {
+        get { Window(lower: self[LowerKey.self], upper: self[LowerKey.self] + 10) }
+        set { self[LowerKey.self] = newValue.lower }
+    }
+
+    /// A getter that reads another key first, whose default reads the current context.
+    fileprivate var scheme: String {
+        get {
+            _ = self[ConnectionKey.self]
+            return self[SchemeKey.self]
+        }
+        set { self[SchemeKey.self] = newValue }
+    }
+
+    /// A setter that reads another key of its type before it writes.
+    fileprivate var shifted: Int {
+        get { self[MirrorKey.self] }
+        set { self[MirrorKey.self] = newValue + self[OffsetKey.self] }
+    }
+
     fileprivate var large: Large {
         get { self[LargeKey.self] }
         set { self[LargeKey.self] = newValue }
@@ -202,6 +272,50 @@ struct KeyPathOverrideTests {
         #expect(built.count == 0)
     }
 
+    @Test("A path into a value over two keys of one type changes only its part")
+    func pathOverKeysOfOneType() {
+        let child = Context(name: "app").child(\.endpoint.host, "api.internal")
+        #expect(child[\.endpoint] == Endpoint(scheme: "https", host: "api.internal"))
+    }
+
+    @Test("A path into a value made from one key reads that key: the part it sets is not the key's value")
+    func pathIntoAValueMadeFromOneKey() {
+        // `upper` is set and dropped by the setter, which writes `lower` back unchanged: lending 50 to the
+        // getter's read of `LowerKey` would make it 50.
+        #expect(Context(name: "app").child(\.window.upper, 50)[LowerKey.self] == 5)
+    }
+
+    @Test("A default computed meanwhile reads its own values, not the value being assigned")
+    func defaultsReadTheirOwnValues() {
+        let test = Context.testing(name: "test")
+        test.run {
+            let child = Context.current.child(\.connection.scheme, "udp")
+            #expect(child[\.connection] == Endpoint(scheme: "udp", host: "example.com"))
+            #expect(Context.current[\.connection] == Endpoint(scheme: "tcp", host: "example.com"))
+        }
+    }
+
+    @Test("A default computed during an assignment's read is not given the value being assigned")
+    func defaultDuringTheReadIsNotGivenTheValue() {
+        let test = Context.testing(name: "test")
+        test.run {
+            // The getter reads `ConnectionKey` first: its default, computed now, reads `HostKey` (a String,
+            // as the value assigned) from the current context, which is not the values being assigned.
+            let child = Context.current.child(\.scheme, "udp")
+            #expect(child[SchemeKey.self] == "udp")
+            #expect(Context.current[\.connection] == Endpoint(scheme: "tcp", host: "example.com"))
+        }
+    }
+
+    @Test("A setter that reads another key of its type reads that key's own value")
+    func setterReadsItsOwnValues() {
+        // The getter reads `MirrorKey` from a value set above, so nothing is lent to it; the setter's read
+        // of `OffsetKey` must not get the value being assigned either.
+        let app = Context(name: "app") { $0[MirrorKey.self] = 1 }
+        #expect(app.child(\.shifted, 2)[MirrorKey.self] == 42)
+        #expect(Context(name: "unset").child(\.shifted, 2)[MirrorKey.self] == 42)
+    }
+
     @Test("A value assigned through a key path is only lent to the read of the old one")
     func pendingValueIsTakenOnce() {
         var values = ContextValues(own: .empty, inherited: .empty, origin: nil)
@@ -209,7 +323,44 @@ struct KeyPathOverrideTests {
         #expect(values[LevelKey.self] == 2)
         // Nothing is left pending once the assignment is over: a later read of an unset key of the same
         // type reads its default.
-        #expect(PendingWrite.take(as: Int.self) == nil)
+        #expect(PendingWrite.take(as: Int.self, for: StorageID(key: LevelKey.self)) == nil)
         #expect(ContextValues(own: .empty, inherited: .empty, origin: nil)[LevelKey.self] == 0)
+    }
+}
+
+/// A key path's shape, read from its description: one property of the values, or a longer path.
+@Suite("Key path shapes")
+struct KeyPathShapeTests {
+    @Test("One property is told from a path into a value, optional chaining and force unwrapping")
+    func descriptions() {
+        let root = "\\ContextValues"
+        #expect(KeyPathShape.isSingleProperty(description: "\\ContextValues.level", root: root))
+        #expect(KeyPathShape.isSingleProperty(description: "\\ContextValues.<computed 0x1 (Swift.Int)>", root: root))
+        #expect(KeyPathShape.isSingleProperty(description: "\\ContextValues.<computed 0x1 (() -> ())>", root: root))
+        #expect(
+            !KeyPathShape.isSingleProperty(description: "\\ContextValues.<computed 0x1 (Limits)>.timeout", root: root)
+        )
+        #expect(!KeyPathShape.isSingleProperty(description: "\\ContextValues.limits.timeout", root: root))
+        #expect(
+            !KeyPathShape.isSingleProperty(
+                description: "\\ContextValues.<computed 0x1 (Optional<Limits>)>?.timeout?",
+                root: root
+            )
+        )
+        #expect(
+            !KeyPathShape.isSingleProperty(
+                description: "\\ContextValues.<computed 0x1 (Optional<Limits>)>!",
+                root: root
+            )
+        )
+        #expect(!KeyPathShape.isSingleProperty(description: "\\Other.level", root: root))
+    }
+
+    @Test("The shapes of real key paths, learned once")
+    func realKeyPaths() {
+        #expect(KeyPathShape.isSingleProperty(\ContextValues.level))
+        #expect(!KeyPathShape.isSingleProperty(\ContextValues.limits.timeout))
+        #expect(!KeyPathShape.isSingleProperty(\ContextValues.endpoint.host))
+        #expect(KeyPathShape.isSingleProperty(\ContextValues.level))
     }
 }

@@ -110,8 +110,10 @@ extension ContextValues {
     @usableFromInline
     func providedValue<Key: ContextKey>(_ raw: UInt, for key: Key.Type) -> Key.Value {
         // The read of the old value that an assignment through a key path makes builds nothing: it gets the
-        // value assigned (see `assign(_:at:)`, which marks the values it writes as a test context's).
-        if isTesting, let pending = PendingWrite.take(as: Key.Value.self) { return pending }
+        // value assigned (see `assign(_:at:)`, which marks the values it assigns to).
+        if own.isAssigning, let pending = PendingWrite.take(as: Key.Value.self, for: StorageID(key: key)) {
+            return pending
+        }
         do {
             return try resolveProvider(raw, as: Key.Value.self)
         } catch {

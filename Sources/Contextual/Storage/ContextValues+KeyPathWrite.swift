@@ -9,57 +9,86 @@ extension ContextValues {
     /// that is not set does not compute its default, and a provider does not build its object, for a
     /// value about to be replaced. What the testing trait `.context(_:_:)` sets goes through here.
     ///
-    /// The getter still runs, but the read it makes of a key whose value is a `Value` (the property's own
-    /// key) gives `value` back where it would compute a default or build: the setter replaces it anyway.
-    /// A key path through a property of another type (`\.config.timeout`) reads the value it changes part
-    /// of, as it must.
+    /// The getter still runs. When `keyPath` is one property of the values (`\.level`, see
+    /// ``KeyPathShape``), the first read it makes of these values that would compute a default or build,
+    /// of a key whose value is a `Value`, is given `value` instead; if the setter then writes any other
+    /// key than that one, the assignment is made again as usual (the value lent went where it did not
+    /// belong). A longer path (`\.config.timeout`) reads the value it changes part of, as it must, and so
+    /// does a property whose value is not its key's (`var seconds: Int { Int(self[TimeoutKey.self]…) }`),
+    /// whose key's value cannot be made from the value assigned.
     ///
     /// ```swift
     /// let verbose = app.child { $0.assign(2, at: \.verbosity) }  // VerbosityKey.defaultValue is not computed
     /// ```
     @inlinable
     package mutating func assign<Value>(_ value: Value, at keyPath: WritableKeyPath<ContextValues, Value>) {
-        let assignment = beginAssignment(of: value)
+        let assignment = beginAssignment(of: value, at: keyPath)
         self[keyPath: keyPath] = value
-        endAssignment(assignment, of: Value.self)
+        endAssignment(assignment, of: value, at: keyPath)
     }
 
-    /// Starts an assignment of `value` through a key path, which the caller makes next and ends with
-    /// ``endAssignment(_:of:)``: as ``assign(_:at:)``, in straight-line code, so that an optimized build
+    /// Starts an assignment of `value` through `keyPath`, which the caller makes next and ends with
+    /// ``endAssignment(_:of:at:)``: as ``assign(_:at:)``, in straight-line code, so that an optimized build
     /// that knows the key path there calls the property's setter directly (a key path applied by the
     /// runtime, or inside a closure made for it, costs over a thousand instructions).
     @inlinable
-    package mutating func beginAssignment<Value>(of value: Value) -> Assignment {
-        let assignment = Assignment(own: own.identity, ownIsTesting: own.hasTestEnvironment, pending: .begin(value))
-        // Reads that find no entry, or a provider, look for a pending write only in test values: marked as
-        // such for the assignment (a test context's own values may be marked already).
-        own = own.marked(asTesting: true)
+    package mutating func beginAssignment<Value>(
+        of value: Value,
+        at keyPath: WritableKeyPath<ContextValues, Value>
+    ) -> Assignment {
+        // The own values before, kept only when there are some: a child's are empty, and copying a table
+        // retains what it holds.
+        let assignment = Assignment(
+            own: own.count == 0 ? nil : own,
+            ownIdentity: (own.singleBox, own.singleID, own.storage.map(ReferenceWord.unretained) ?? 0),
+            pending: .begin(value, at: keyPath)
+        )
+        // Only reads of these values are given the value: a default computed meanwhile reads other values.
+        own = own.marked(asAssigning: true)
         return assignment
     }
 
-    /// Ends an assignment begun with ``beginAssignment(of:)``.
+    /// Ends an assignment begun with ``beginAssignment(of:at:)``.
     @inlinable
-    package mutating func endAssignment<Value>(_ assignment: Assignment, of type: Value.Type) {
-        assignment.pending.end(as: Value.self)
+    package mutating func endAssignment<Value>(
+        _ assignment: Assignment,
+        of value: Value,
+        at keyPath: WritableKeyPath<ContextValues, Value>
+    ) {
+        let takenBy = assignment.pending.end(as: Value.self)
+        let before = assignment.own ?? .empty
         // The setter made new own values, unmarked; a key path that set nothing leaves them as they were.
-        if own.identity == assignment.own { own = own.marked(asTesting: assignment.ownIsTesting) }
+        if (own.singleBox, own.singleID, own.storage.map(ReferenceWord.unretained) ?? 0) == assignment.ownIdentity {
+            own = before
+        }
+        if takenBy != 0 && !wroteOnly(StorageID(raw: takenBy), over: before) {
+            // The value went to another read than its own key's: assigned again, reading what it reads.
+            own = before
+            self[keyPath: keyPath] = value
+        }
     }
 
-    /// An assignment in progress: the identity of the own values before it and whether they read as a
-    /// test context's, and the value it makes pending. It holds no reference.
+    /// Whether `id` is the one entry these own values changed from `before`.
+    @usableFromInline
+    func wroteOnly(_ id: StorageID, over before: FrozenTable) -> Bool {
+        own.rawBox(id) != before.rawBox(id) && own.changedIDs(from: before) == [id.raw]
+    }
+
+    /// An assignment in progress: the own values before it (nil: none), what tells them from others
+    /// without holding them (as ``FrozenTable/isIdentical(to:)`` compares), and the value it makes pending.
     @usableFromInline
     package struct Assignment {
         @usableFromInline
-        let own: FrozenTable.Identity
+        let own: FrozenTable?
         @usableFromInline
-        let ownIsTesting: Bool
+        let ownIdentity: (UInt, UInt, UInt)
         @usableFromInline
         let pending: PendingWrite
 
         @inlinable
-        init(own: FrozenTable.Identity, ownIsTesting: Bool, pending: PendingWrite) {
+        init(own: FrozenTable?, ownIdentity: (UInt, UInt, UInt), pending: PendingWrite) {
             self.own = own
-            self.ownIsTesting = ownIsTesting
+            self.ownIdentity = ownIdentity
             self.pending = pending
         }
     }
@@ -70,23 +99,22 @@ extension ContextValues {
 /// A value being assigned through a key path on the running thread (see
 /// ``ContextValues/assign(_:at:)``), for the read of the old value that the assignment makes: a copy of
 /// it in the thread's block (``ThreadSlot/pendingValueBuffer``), or in memory of its own when it does not
-/// fit or an assignment around this one holds the buffer, with its type.
+/// fit or an assignment around this one holds the buffer, with its type, the key path, and which key's
+/// read was given it.
 ///
 /// ```swift
-/// let pending = PendingWrite.begin(value)
+/// let pending = PendingWrite.begin(value, at: keyPath)
 /// values[keyPath: keyPath] = value  // a read of the old value that would build or compute a default gets `value`
-/// pending.end(as: Value.self)
+/// let takenBy = pending.end(as: Value.self)
 /// ```
 @usableFromInline
 struct PendingWrite {
     /// The running thread's block, where the value is pending.
     @usableFromInline
     let words: UnsafeMutablePointer<UInt>
-    /// What the thread's type and value words held before (an assignment this one is inside of).
+    /// What the thread's words held before (an assignment this one is inside of).
     @usableFromInline
-    let previousType: UInt
-    @usableFromInline
-    let previousValue: UInt
+    let previous: (type: UInt, value: UInt, keyPath: UInt, takenBy: UInt)
     /// Where the copy of the value is.
     @usableFromInline
     let value: UnsafeMutableRawPointer
@@ -97,30 +125,26 @@ struct PendingWrite {
     @inlinable
     init(
         words: UnsafeMutablePointer<UInt>,
-        previousType: UInt,
-        previousValue: UInt,
+        previous: (type: UInt, value: UInt, keyPath: UInt, takenBy: UInt),
         value: UnsafeMutableRawPointer,
         ownsMemory: Bool
     ) {
         self.words = words
-        self.previousType = previousType
-        self.previousValue = previousValue
+        self.previous = previous
         self.value = value
         self.ownsMemory = ownsMemory
     }
 
-    /// Makes `value` the running thread's pending value, until ``end(as:)``.
+    /// Makes `value`, assigned through `keyPath`, the running thread's pending value, until ``end(as:)``.
     @inlinable
-    static func begin<Value>(_ value: Value) -> PendingWrite {
+    static func begin<Value>(_ value: Value, at keyPath: WritableKeyPath<ContextValues, Value>) -> PendingWrite {
         let words = ThreadSlot.Block.running.words
-        let typeWord = words + ThreadSlot.pendingWriteType.index
-        let valueWord = words + ThreadSlot.pendingWriteValue.index
         let buffer = UnsafeMutableRawPointer(words + ThreadSlot.pendingValueBuffer.index)
         let fits =
             MemoryLayout<Value>.size <= ThreadSlot.pendingValueCapacity
             && MemoryLayout<Value>.alignment <= MemoryLayout<UInt>.alignment
         // The buffer is free unless an assignment around this one put its value there.
-        let bufferIsFree = valueWord.pointee != UInt(bitPattern: buffer)
+        let bufferIsFree = words[ThreadSlot.pendingWriteValue.index] != UInt(bitPattern: buffer)
         let memory =
             fits && bufferIsFree
             ? buffer
@@ -132,43 +156,64 @@ struct PendingWrite {
         memory.initializeMemory(as: Value.self, to: value)
         let pending = PendingWrite(
             words: words,
-            previousType: typeWord.pointee,
-            previousValue: valueWord.pointee,
+            previous: (
+                words[ThreadSlot.pendingWriteType.index], words[ThreadSlot.pendingWriteValue.index],
+                words[ThreadSlot.pendingWriteKeyPath.index], words[ThreadSlot.pendingWriteTakenBy.index]
+            ),
             value: memory,
             ownsMemory: memory != buffer
         )
-        typeWord.pointee = UInt(bitPattern: ObjectIdentifier(Value.self))
-        valueWord.pointee = UInt(bitPattern: memory)
+        words[ThreadSlot.pendingWriteType.index] = UInt(bitPattern: ObjectIdentifier(Value.self))
+        words[ThreadSlot.pendingWriteValue.index] = UInt(bitPattern: memory)
+        // Unretained: the assignment holds the key path until `end`.
+        words[ThreadSlot.pendingWriteKeyPath.index] = ReferenceWord.unretained(keyPath)
+        words[ThreadSlot.pendingWriteTakenBy.index] = 0
         return pending
     }
 
     /// Ends the assignment: the value is no longer pending, and the thread's words are as before
-    /// ``begin(_:)``.
+    /// ``begin(_:at:)``. Returns the storage identity of the key whose read was given the value, or 0.
     ///
-    /// - Precondition: `Value` is the type given to ``begin(_:)``, on the same thread.
+    /// - Precondition: `Value` is the type given to ``begin(_:at:)``, on the same thread.
     @inlinable
-    func end<Value>(as type: Value.Type) {
-        (words + ThreadSlot.pendingWriteType.index).pointee = previousType
-        (words + ThreadSlot.pendingWriteValue.index).pointee = previousValue
+    func end<Value>(as type: Value.Type) -> UInt {
+        let takenBy = words[ThreadSlot.pendingWriteTakenBy.index]
+        words[ThreadSlot.pendingWriteType.index] = previous.type
+        words[ThreadSlot.pendingWriteValue.index] = previous.value
+        words[ThreadSlot.pendingWriteKeyPath.index] = previous.keyPath
+        words[ThreadSlot.pendingWriteTakenBy.index] = previous.takenBy
         // Safe: `begin` initialized it with a `Value`.
         value.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         if ownsMemory { value.deallocate() }
+        return takenBy
     }
 
-    /// The value the running thread is assigning, if it is a `Value` and no read was given it yet: the
+    /// The value the running thread is assigning, for a read of `id` (a key whose value is a `Value`), if
+    /// its key path is one property of the values (``KeyPathShape``) and no read was given it yet: the
     /// read of the old value that the assignment makes gets it instead of a default or a built object.
-    /// Asked only where a read would compute a default or build (in test values, which an assignment
-    /// marks its values as).
+    /// Asked only where a read of the values being assigned (which the assignment marks) would compute a
+    /// default or build.
     @usableFromInline
-    static func take<Value>(as type: Value.Type) -> Value? {
+    static func take<Value>(as type: Value.Type, for id: StorageID) -> Value? {
         let words = ThreadSlot.Block.running.words
-        let typeWord = words + ThreadSlot.pendingWriteType.index
-        guard typeWord.pointee != 0, typeWord.pointee == UInt(bitPattern: ObjectIdentifier(Value.self))
-        else { return nil }
-        // Given once: a later read (the setter's, say) reads as usual.
-        typeWord.pointee = 0
+        guard words[ThreadSlot.pendingWriteType.index] == UInt(bitPattern: ObjectIdentifier(Value.self)) else {
+            return nil
+        }
+        // Given once, or never: a later read (the setter's, say) reads as usual.
+        words[ThreadSlot.pendingWriteType.index] = 0
+        // Safe: the key path word is the unretained key path the assignment holds until `end`.
+        let keyPath = ReferenceWord.instance(words[ThreadSlot.pendingWriteKeyPath.index], as: AnyKeyPath.self)
+        guard KeyPathShape.isSingleProperty(keyPath) else { return nil }
+        words[ThreadSlot.pendingWriteTakenBy.index] = id.raw
         // Safe: the value word is the address of a `Value` (its type was checked), alive until `end`.
-        return UnsafeRawPointer(bitPattern: (words + ThreadSlot.pendingWriteValue.index).pointee)?
+        return UnsafeRawPointer(bitPattern: words[ThreadSlot.pendingWriteValue.index])?
             .assumingMemoryBound(to: Value.self).pointee
+    }
+
+    /// Ends the lending of the running thread's pending value: the assignment's setter runs (its first
+    /// write of the values being assigned), and its reads read as usual.
+    @usableFromInline
+    static func disarm() {
+        ThreadSlot.Block.running.words[ThreadSlot.pendingWriteType.index] = 0
     }
 }

@@ -22,9 +22,10 @@ struct FrozenTable: Sendable {
     /// The slots of a table of two entries or more.
     @usableFromInline
     let storage: TableStorage?
-    /// The number of entries (above bit 3), whether one is a test environment (bit 2, see
-    /// `TestEnvironment`), whether one is local (bit 1) and whether one is a provider's (bit 0): kept as a
-    /// plain word so that asking needs no access to the references above.
+    /// The number of entries (above bit 4), whether the table belongs to values being assigned through a
+    /// key path (bit 3, see ``ContextValues/assign(_:at:)``), whether one entry is a test environment (bit
+    /// 2, see `TestEnvironment`), whether one is local (bit 1) and whether one is a provider's (bit 0): kept
+    /// as a plain word so that asking needs no access to the references above.
     @usableFromInline
     let summary: UInt
 
@@ -49,7 +50,7 @@ struct FrozenTable: Sendable {
         self.singleBox = ReferenceWord.unretained(box)
         self.storage = nil
         // A setter never stores the test environment, whose key is internal: bit 2 stays clear.
-        self.summary = 1 << 3 | (id.raw & 2)
+        self.summary = 1 << 4 | (id.raw & 2)
     }
 
     private init(single: any ContextBox, singleID: UInt) {
@@ -58,7 +59,7 @@ struct FrozenTable: Sendable {
         self.singleBox = address(of: single)
         self.storage = nil
         self.summary =
-            1 << 3 | (singleID == TestEnvironment.storageID.raw ? 4 : 0) | (singleID & 2) | (singleBox & 1)
+            1 << 4 | (singleID == TestEnvironment.storageID.raw ? 4 : 0) | (singleID & 2) | (singleBox & 1)
     }
 
     private init(storage: TableStorage) {
@@ -67,7 +68,7 @@ struct FrozenTable: Sendable {
         self.singleBox = 0
         self.storage = storage
         self.summary =
-            UInt(storage.count) << 3 | (storage.hasTestEnvironment ? 4 : 0) | (storage.hasLocalEntries ? 2 : 0)
+            UInt(storage.count) << 4 | (storage.hasTestEnvironment ? 4 : 0) | (storage.hasLocalEntries ? 2 : 0)
             | (storage.hasProviders ? 1 : 0)
     }
 
@@ -79,43 +80,18 @@ struct FrozenTable: Sendable {
         self.summary = summary
     }
 
-    /// This table, with the same entries, read as a test context's if `testing` (a read that finds no
-    /// entry, or a provider, then asks for a value assigned through a key path, see
-    /// ``ContextValues/assign(_:at:)``), else as it reads. Any table made from it (by a write) reads as
-    /// its entries say again.
+    /// This table, with the same entries, marked as the own values of values being assigned through a key
+    /// path if `assigning` (a read of them that finds no entry, or a provider, then asks for the value
+    /// being assigned, see ``ContextValues/assign(_:at:)``), else unmarked. Any table made from it (by a
+    /// write) is unmarked.
     @usableFromInline
-    func marked(asTesting testing: Bool) -> FrozenTable {
-        FrozenTable(self, summary: testing ? summary | 4 : summary & ~4)
+    func marked(asAssigning assigning: Bool) -> FrozenTable {
+        FrozenTable(self, summary: assigning ? summary | 8 : summary & ~8)
     }
 
-    /// What tells this table from another without holding it: the same identity, the same storage (see
-    /// ``isIdentical(to:)``).
+    /// Whether the table is marked as the own values of values being assigned through a key path.
     @inlinable
-    var identity: Identity {
-        Identity(
-            singleBox: singleBox,
-            singleID: singleID,
-            storage: storage.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
-        )
-    }
-
-    /// A table's identity (see ``identity``).
-    @usableFromInline
-    struct Identity: Equatable {
-        @usableFromInline
-        let singleBox: UInt
-        @usableFromInline
-        let singleID: UInt
-        @usableFromInline
-        let storage: UInt
-
-        @inlinable
-        init(singleBox: UInt, singleID: UInt, storage: UInt) {
-            self.singleBox = singleBox
-            self.singleID = singleID
-            self.storage = storage
-        }
-    }
+    var isAssigning: Bool { summary & 8 != 0 }
 
     /// A table holding `entries`.
     init(_ entries: [UInt: any ContextBox]) {
@@ -128,7 +104,7 @@ struct FrozenTable: Sendable {
 
     /// The number of entries.
     @inlinable
-    var count: Int { Int(bitPattern: summary >> 3) }
+    var count: Int { Int(bitPattern: summary >> 4) }
 
     /// Whether any entry is a provider (whose box address carries the tag bit).
     @inlinable

@@ -16,7 +16,7 @@ import Darwin
 /// (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot that holds references,
 /// a retained reference the thread keeps for later (``keepSpare(_:)``): a spare resolution frame or scope
 /// store buffer, released when the thread ends. A slot that holds references is never used with
-/// ``withWord(_:_:)``. Two more words and a small buffer after the slots hold the value the thread is
+/// ``withWord(_:_:)``. Four more words and a small buffer after the slots hold the value the thread is
 /// assigning through a key path (``PendingWrite``).
 ///
 /// Cheaper than a task local, whose push allocates outside a task (a few hundred instructions against a
@@ -54,23 +54,29 @@ struct ThreadSlot: Sendable {
     /// large for it or the buffer is taken by an assignment around this one.
     @inlinable
     static var pendingWriteValue: ThreadSlot { ThreadSlot(index: 3) }
+    /// The key path it is assigned through (unretained: the assignment holds it).
+    @inlinable
+    static var pendingWriteKeyPath: ThreadSlot { ThreadSlot(index: 4) }
+    /// The storage identity of the key whose read was given that value, or 0.
+    @inlinable
+    static var pendingWriteTakenBy: ThreadSlot { ThreadSlot(index: 5) }
     /// The frame of the running thread's last synchronous build, kept for its next one (retained): a
     /// request that builds its scoped objects then allocates no frame.
-    static let spareResolutionFrame = ThreadSlot(index: 4)
+    static let spareResolutionFrame = ThreadSlot(index: 6)
     /// The buffer (state and lock) of the store of a scope that ended on the running thread, emptied, kept
     /// for the next context that builds (retained): a scope per request allocates no store.
-    static let spareScopeStoreBuffer = ThreadSlot(index: 5)
+    static let spareScopeStoreBuffer = ThreadSlot(index: 7)
     /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
     @inlinable
-    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 6) }
+    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 8) }
     /// The number of bytes the block keeps for a pending value.
     @inlinable
     static var pendingValueCapacity: Int { 64 }
 
     /// The number of words in a thread's block: its slots, then the pending value's buffer.
-    private static let wordCount = 6 + pendingValueCapacity / MemoryLayout<UInt>.size
+    private static let wordCount = 8 + pendingValueCapacity / MemoryLayout<UInt>.size
     /// The slots that hold retained references, released when their thread ends.
-    private static let retaining = 4..<6
+    private static let retaining = 6..<8
 
     // MARK: - The running thread's block
 
