@@ -29,6 +29,18 @@ final class ObservationRecorder: Sendable {
         return (result, recorder.accesses.withLock { $0 })
     }
 
+    /// Runs `body` with nothing recording what it reads: a key's default (or test value), computed during
+    /// a recorded read, is computed once and kept, so what its computation reads is no dependency of the
+    /// read (a change there does not change the kept value), nor a key the read's getter reads.
+    ///
+    /// ```swift
+    /// let box = ObservationRecorder.withoutRecording { ValueBox(Key.defaultValue) }
+    /// ```
+    static func withoutRecording<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard active != nil else { return try body() }
+        return try $current.withValue(nil, operation: body)
+    }
+
     /// The recorder of the running scope, if any; one relaxed load when nobody records.
     @inlinable
     static var active: ObservationRecorder? {

@@ -78,6 +78,10 @@ extension ContextValues {
     /// A read through a key path cannot throw, so a failing factory stops the process with a message
     /// that names it; read with ``Context/require(_:)-(KeyPath<ContextValues,Value>)`` to get the error.
     ///
+    /// Registering reads `keyPath`'s getter once, on empty values, to learn which key it reads: the key's
+    /// `defaultValue` is computed then if it was not yet (the live one, in a test context too; it is kept
+    /// for the process, as on any first read). What that default reads is not taken for the getter's.
+    ///
     /// - Parameters:
     ///   - keyPath: The value the factory provides, as a property of ``ContextValues``.
     ///   - lifetime: How long what the factory builds lives (see ``Lifetime``).

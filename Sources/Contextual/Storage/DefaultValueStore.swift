@@ -65,7 +65,7 @@ final class DefaultValueStore: Sendable {
             state.cells[id] = cell
             return cell
         }
-        let (box, isNew) = cell.valueBox { ValueBox(Key.defaultValue) }
+        let (box, isNew) = cell.valueBox { ObservationRecorder.withoutRecording { ValueBox(Key.defaultValue) } }
         if isNew {
             state.withLock { state in
                 state.table = state.table.setting(id, to: box)

@@ -58,7 +58,9 @@ final class TestValueStore: Sendable {
         }
         let computed = cell.value {
             let mark = UnimplementedMark()
-            let box = UnimplementedMark.$current.withValue(mark) { ValueBox(Key.testValue) }
+            let box = UnimplementedMark.$current.withValue(mark) {
+                ObservationRecorder.withoutRecording { ValueBox(Key.testValue) }
+            }
             return (box, mark.isSet)
         }
         if computed.isUnimplemented {
