@@ -347,19 +347,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             }
             return (nil, asker)
         }
-        switch lifetime {
-        case .singleton:
-            if registrar.isEnded { throw ContextError.scopeEnded(label, ended: registrar, asker: asker) }
-            return (singleton, registrar)
-        default:
-            guard let owner = asker.scopeOwner(registeredOn: registrar) else {
-                throw ContextError.noScope(label, registrar: registrar, asker: asker)
-            }
-            guard let cell = owner.scopeCell(for: self, thread: thread) else {
-                throw ContextError.scopeEnded(label, ended: owner, asker: asker)
-            }
-            return (cell, owner)
-        }
+        // A singleton (a scoped object returned above).
+        if registrar.isEnded { throw ContextError.scopeEnded(label, ended: registrar, asker: asker) }
+        return (singleton, registrar)
     }
 
     /// The error of a resolve from `asker` that finds no registrar: the provider is not bound yet (read in
