@@ -19,7 +19,7 @@ import Synchronization
 @usableFromInline
 final class ResolutionFrame: Sendable {
     // `provider`, `parent` and `depth` are set when the frame is made, and again only when it is reused
-    // (see ``withFrame(building:below:_:)``): then the thread that reuses it holds its only reference, so no
+    // (see ``withFrame(building:below:in:_:)``): then the thread that reuses it holds its only reference, so no
     // other thread can be reading them.
 
     /// The provider being built; nil only while the frame waits to be reused.

@@ -54,7 +54,7 @@ struct ScopeStore: @unchecked Sendable {
     @usableFromInline
     struct SpareCell {
         /// The identity of the provider the cell was made for (which may be gone: a cell is reused only
-        /// for an object of its own type, see ``ScopeStore/cell(for:reusing:makingIfNone:)``).
+        /// for an object of its own type, see ``ScopeStore/cell(for:in:of:reusing:makingIfNone:)``).
         let providerID: ObjectIdentifier
         /// The cell, emptied: no build runs in it and it keeps no object.
         let cell: AnyBuildCell
@@ -62,7 +62,7 @@ struct ScopeStore: @unchecked Sendable {
 
     /// The cell of `provider` in the scope `context`, whose store's buffer is `buffer`, or nil when the
     /// scope ended. Static, with the buffer and the context lent by the caller (see
-    /// ``Context/scopeCell(for:)``): a resolve reaches the cell without a reference count on either.
+    /// ``Context/scopeCell(for:thread:)``): a resolve reaches the cell without a reference count on either.
     @inlinable
     static func cell<Value>(
         for provider: ProviderBox<Value>,
@@ -336,10 +336,12 @@ extension ScopeStore {
         // objects and the closed flag are left to clear.
         let (cells, built, kept) = Locked(buffer: buffer).withLock {
             state -> (Cells, InlineList<BuiltObject>, UInt) in
-            let kept = state.keepFirstCellAsSpare()
             state.closed = false
             // Nothing runs and nothing waits: a build and a shutdown each hold the context.
             assert(state.running.isEmpty && state.drained.isEmpty, "a store emptied while in use")
+            // As at a scope's end (`close()`), spelled out: a shared function returning the cells and the
+            // kept word costs this path (a scope per request) about 35 instructions.
+            let kept = state.keepFirstCellAsSpare()
             return (state.cells.take(), state.built.take(), kept)
         }
         _ = consume cells

@@ -49,7 +49,6 @@ struct InlineList<Element> {
     }
 
     /// Changes every element in place, in order.
-
     mutating func updateEach(_ body: (inout Element) -> Void) {
         if first != nil { body(&first!) }
         for index in more.indices { body(&more[index]) }
