@@ -115,9 +115,7 @@ extension ContextValues {
     func providedValue<Key: ContextKey>(_ raw: UInt, for key: Key.Type) -> Key.Value {
         // The read of the old value that an assignment through a key path makes builds nothing: it gets the
         // value assigned (see `assign(_:at:)`, which marks the values it assigns to).
-        if own.isAssigning, let pending = PendingWrite.take(as: Key.Value.self, for: StorageID(key: key)) {
-            return pending
-        }
+        if let assigned = assignedValue(for: key) { return assigned }
         do {
             return try resolveProvider(raw, as: Key.Value.self)
         } catch {

@@ -40,7 +40,7 @@ extension ContextValues {
         // retains what it holds.
         let assignment = Assignment(
             own: own.count == 0 ? nil : own,
-            ownIdentity: (own.singleBox, own.singleID, own.storage.map(ReferenceWord.unretained) ?? 0),
+            ownIdentity: own.identity,
             pending: .begin(value, at: keyPath)
         )
         // Only reads of these values are given the value: a default computed meanwhile reads other values.
@@ -58,14 +58,20 @@ extension ContextValues {
         let takenBy = assignment.pending.end(as: Value.self)
         let before = assignment.own ?? .empty
         // The setter made new own values, unmarked; a key path that set nothing leaves them as they were.
-        if (own.singleBox, own.singleID, own.storage.map(ReferenceWord.unretained) ?? 0) == assignment.ownIdentity {
-            own = before
-        }
+        if own.identity == assignment.ownIdentity { own = before }
         if takenBy != 0 && !wroteOnly(StorageID(raw: takenBy), over: before) {
             // The value went to another read than its own key's: assigned again, reading what it reads.
             own = before
             self[keyPath: keyPath] = value
         }
+    }
+
+    /// The value being assigned to these values through a key path, for a read of `key` that would
+    /// compute a default or build: nil unless these are the values being assigned (their own values are
+    /// marked) and the value goes to this read (see ``PendingWrite/take(as:for:)``).
+    @usableFromInline
+    func assignedValue<Key: ContextKey>(for key: Key.Type) -> Key.Value? {
+        own.isAssigning ? PendingWrite.take(as: Key.Value.self, for: StorageID(key: key)) : nil
     }
 
     /// Whether `id` is the one entry these own values changed from `before`.
@@ -74,19 +80,19 @@ extension ContextValues {
         own.rawBox(id) != before.rawBox(id) && own.changedIDs(from: before) == [id.raw]
     }
 
-    /// An assignment in progress: the own values before it (nil: none), what tells them from others
-    /// without holding them (as ``FrozenTable/isIdentical(to:)`` compares), and the value it makes pending.
+    /// An assignment in progress: the own values before it (nil: none), their identity (which holds
+    /// nothing), and the value it makes pending.
     @usableFromInline
     package struct Assignment {
         @usableFromInline
         let own: FrozenTable?
         @usableFromInline
-        let ownIdentity: (UInt, UInt, UInt)
+        let ownIdentity: FrozenTable.Identity
         @usableFromInline
         let pending: PendingWrite
 
         @inlinable
-        init(own: FrozenTable?, ownIdentity: (UInt, UInt, UInt), pending: PendingWrite) {
+        init(own: FrozenTable?, ownIdentity: FrozenTable.Identity, pending: PendingWrite) {
             self.own = own
             self.ownIdentity = ownIdentity
             self.pending = pending
@@ -111,7 +117,7 @@ extension ContextValues {
 struct PendingWrite {
     /// The running thread's block, where the value is pending.
     @usableFromInline
-    let words: UnsafeMutablePointer<UInt>
+    let thread: ThreadSlot.Block
     /// What the thread's words held before (an assignment this one is inside of).
     @usableFromInline
     let previous: (type: UInt, value: UInt, keyPath: UInt, takenBy: UInt)
@@ -124,12 +130,12 @@ struct PendingWrite {
 
     @inlinable
     init(
-        words: UnsafeMutablePointer<UInt>,
+        thread: ThreadSlot.Block,
         previous: (type: UInt, value: UInt, keyPath: UInt, takenBy: UInt),
         value: UnsafeMutableRawPointer,
         ownsMemory: Bool
     ) {
-        self.words = words
+        self.thread = thread
         self.previous = previous
         self.value = value
         self.ownsMemory = ownsMemory
@@ -138,13 +144,13 @@ struct PendingWrite {
     /// Makes `value`, assigned through `keyPath`, the running thread's pending value, until ``end(as:)``.
     @inlinable
     static func begin<Value>(_ value: Value, at keyPath: WritableKeyPath<ContextValues, Value>) -> PendingWrite {
-        let words = ThreadSlot.Block.running.words
-        let buffer = UnsafeMutableRawPointer(words + ThreadSlot.pendingValueBuffer.index)
+        let thread = ThreadSlot.Block.running
+        let buffer = UnsafeMutableRawPointer(thread.words + ThreadSlot.pendingValueBuffer.index)
         let fits =
             MemoryLayout<Value>.size <= ThreadSlot.pendingValueCapacity
             && MemoryLayout<Value>.alignment <= MemoryLayout<UInt>.alignment
         // The buffer is free unless an assignment around this one put its value there.
-        let bufferIsFree = words[ThreadSlot.pendingWriteValue.index] != UInt(bitPattern: buffer)
+        let bufferIsFree = thread[.pendingWriteValue] != UInt(bitPattern: buffer)
         let memory =
             fits && bufferIsFree
             ? buffer
@@ -155,19 +161,19 @@ struct PendingWrite {
         // Safe: the memory is uninitialized, large and aligned enough for a `Value`.
         memory.initializeMemory(as: Value.self, to: value)
         let pending = PendingWrite(
-            words: words,
+            thread: thread,
             previous: (
-                words[ThreadSlot.pendingWriteType.index], words[ThreadSlot.pendingWriteValue.index],
-                words[ThreadSlot.pendingWriteKeyPath.index], words[ThreadSlot.pendingWriteTakenBy.index]
+                thread[.pendingWriteType], thread[.pendingWriteValue],
+                thread[.pendingWriteKeyPath], thread[.pendingWriteTakenBy]
             ),
             value: memory,
             ownsMemory: memory != buffer
         )
-        words[ThreadSlot.pendingWriteType.index] = UInt(bitPattern: ObjectIdentifier(Value.self))
-        words[ThreadSlot.pendingWriteValue.index] = UInt(bitPattern: memory)
+        thread[.pendingWriteType] = UInt(bitPattern: ObjectIdentifier(Value.self))
+        thread[.pendingWriteValue] = UInt(bitPattern: memory)
         // Unretained: the assignment holds the key path until `end`.
-        words[ThreadSlot.pendingWriteKeyPath.index] = ReferenceWord.unretained(keyPath)
-        words[ThreadSlot.pendingWriteTakenBy.index] = 0
+        thread[.pendingWriteKeyPath] = ReferenceWord.unretained(keyPath)
+        thread[.pendingWriteTakenBy] = 0
         return pending
     }
 
@@ -177,11 +183,11 @@ struct PendingWrite {
     /// - Precondition: `Value` is the type given to ``begin(_:at:)``, on the same thread.
     @inlinable
     func end<Value>(as type: Value.Type) -> UInt {
-        let takenBy = words[ThreadSlot.pendingWriteTakenBy.index]
-        words[ThreadSlot.pendingWriteType.index] = previous.type
-        words[ThreadSlot.pendingWriteValue.index] = previous.value
-        words[ThreadSlot.pendingWriteKeyPath.index] = previous.keyPath
-        words[ThreadSlot.pendingWriteTakenBy.index] = previous.takenBy
+        let takenBy = thread[.pendingWriteTakenBy]
+        thread[.pendingWriteType] = previous.type
+        thread[.pendingWriteValue] = previous.value
+        thread[.pendingWriteKeyPath] = previous.keyPath
+        thread[.pendingWriteTakenBy] = previous.takenBy
         // Safe: `begin` initialized it with a `Value`.
         value.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         if ownsMemory { value.deallocate() }
@@ -195,18 +201,18 @@ struct PendingWrite {
     /// default or build.
     @usableFromInline
     static func take<Value>(as type: Value.Type, for id: StorageID) -> Value? {
-        let words = ThreadSlot.Block.running.words
-        guard words[ThreadSlot.pendingWriteType.index] == UInt(bitPattern: ObjectIdentifier(Value.self)) else {
+        let thread = ThreadSlot.Block.running
+        guard thread[.pendingWriteType] == UInt(bitPattern: ObjectIdentifier(Value.self)) else {
             return nil
         }
         // Given once, or never: a later read (the setter's, say) reads as usual.
-        words[ThreadSlot.pendingWriteType.index] = 0
+        thread[.pendingWriteType] = 0
         // Safe: the key path word is the unretained key path the assignment holds until `end`.
-        let keyPath = ReferenceWord.instance(words[ThreadSlot.pendingWriteKeyPath.index], as: AnyKeyPath.self)
+        let keyPath = ReferenceWord.instance(thread[.pendingWriteKeyPath], as: AnyKeyPath.self)
         guard KeyPathShape.isSingleProperty(keyPath) else { return nil }
-        words[ThreadSlot.pendingWriteTakenBy.index] = id.raw
+        thread[.pendingWriteTakenBy] = id.raw
         // Safe: the value word is the address of a `Value` (its type was checked), alive until `end`.
-        return UnsafeRawPointer(bitPattern: words[ThreadSlot.pendingWriteValue.index])?
+        return UnsafeRawPointer(bitPattern: thread[.pendingWriteValue])?
             .assumingMemoryBound(to: Value.self).pointee
     }
 
@@ -214,6 +220,6 @@ struct PendingWrite {
     /// write of the values being assigned), and its reads read as usual.
     @usableFromInline
     static func disarm() {
-        ThreadSlot.Block.running.words[ThreadSlot.pendingWriteType.index] = 0
+        ThreadSlot.Block.running[.pendingWriteType] = 0
     }
 }

@@ -180,7 +180,32 @@ struct FrozenTable: Sendable {
     /// Whether both tables are the same storage (and so hold the same entries).
     @inlinable
     func isIdentical(to other: FrozenTable) -> Bool {
-        singleBox == other.singleBox && singleID == other.singleID && storage === other.storage
+        identity == other.identity
+    }
+
+    /// What tells this table from others without holding what it holds: equal for identical tables (see
+    /// ``isIdentical(to:)``).
+    @inlinable
+    var identity: Identity {
+        Identity(singleBox: singleBox, singleID: singleID, storage: storage.map(ReferenceWord.unretained) ?? 0)
+    }
+
+    /// A table's ``identity``: its single entry's identity and box, or its storage's address.
+    @usableFromInline
+    struct Identity: Equatable {
+        @usableFromInline
+        let singleBox: UInt
+        @usableFromInline
+        let singleID: UInt
+        @usableFromInline
+        let storage: UInt
+
+        @inlinable
+        init(singleBox: UInt, singleID: UInt, storage: UInt) {
+            self.singleBox = singleBox
+            self.singleID = singleID
+            self.storage = storage
+        }
     }
 
     // MARK: - Building

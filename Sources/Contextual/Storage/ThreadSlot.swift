@@ -149,7 +149,10 @@ struct ThreadSlot: Sendable {
 
         /// The word of `slot` in this block (see ``ThreadSlot/word``).
         @inlinable
-        subscript(slot: ThreadSlot) -> UInt { words[slot.index] }
+        subscript(slot: ThreadSlot) -> UInt {
+            get { words[slot.index] }
+            nonmutating set { words[slot.index] = newValue }
+        }
     }
 
     // MARK: - Reading and installing

@@ -54,9 +54,7 @@ extension ContextValues {
     @inlinable @inline(never)
     func testValue<Key: ContextKey>(for key: Key.Type) -> Key.Value {
         // The read of the old value that an assignment through a key path makes (see `assign(_:at:)`).
-        if own.isAssigning, let pending = PendingWrite.take(as: Key.Value.self, for: StorageID(key: key)) {
-            return pending
-        }
+        if let assigned = assignedValue(for: key) { return assigned }
         let id = TestEnvironment.storageID
         var raw = own.rawBox(id)
         if raw == 0 { raw = inherited.rawBox(id) }
