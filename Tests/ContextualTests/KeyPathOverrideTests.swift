@@ -102,6 +102,12 @@ extension ContextValues {
         set { self[LowerKey.self] = newValue.lower }
     }
 
+    /// A property whose setter writes nothing.
+    fileprivate var ignoredLevel: Int {
+        get { self[LevelKey.self] }
+        set {}
+    }
+
     /// A getter that reads another key first, whose default reads the current context.
     fileprivate var scheme: String {
         get {
@@ -321,10 +327,16 @@ struct KeyPathOverrideTests {
         var values = ContextValues(own: .empty, inherited: .empty, origin: nil)
         values.assign(2, at: \.level)
         #expect(values[LevelKey.self] == 2)
-        // Nothing is left pending once the assignment is over: a later read of an unset key of the same
-        // type reads its default.
-        #expect(PendingWrite.take(as: Int.self, for: StorageID(key: LevelKey.self)) == nil)
-        #expect(ContextValues(own: .empty, inherited: .empty, origin: nil)[LevelKey.self] == 0)
+        // The assignment's mark is gone from the values it wrote.
+        #expect(!values.own.isAssigning)
+        // An assignment whose getter reads a value set and whose setter writes nothing lends nothing, and
+        // leaves nothing pending: even values marked as being assigned then read an unset key of the same
+        // type as its default.
+        values.assign(7, at: \.ignoredLevel)
+        #expect(values[LevelKey.self] == 2)
+        #expect(!values.own.isAssigning)
+        let marked = ContextValues(own: FrozenTable.empty.marked(asAssigning: true), inherited: .empty, origin: nil)
+        #expect(marked[LevelKey.self] == 0)
     }
 }
 

@@ -204,19 +204,13 @@ struct ScopePromiseTests {
                 return Database(url: "stuck")
             }
         }
-        async let builder: Void = onThread { _ = try? app.require(Database.self) }
-        await onThread { started.wait() }
         let request = app.child(name: "request")
-        let error: ContextError? = await onThread { () -> ContextError? in
-            do throws(ContextError) {
-                _ = try request.require(Database.self)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        gate.open()
-        await builder
+        let error = await errorOfWaitPastLimit(
+            started: started,
+            gate: gate,
+            build: { _ = try? app.require(Database.self) },
+            resolve: { () throws(ContextError) in _ = try request.require(Database.self) }
+        )
         #expect(error?.code == .buildTimedOut)
         #expect(error?.message.contains("'Database (singleton)'") == true)
         #expect(error?.message.contains("'request' → 'app'") == true)
@@ -241,18 +235,12 @@ struct ScopePromiseTests {
                 return ServiceB()
             }
         }
-        async let builder: Void = onThread { _ = try? app.require(ServiceA.self) }
-        await onThread { started.wait() }
-        let error: ContextError? = await onThread { () -> ContextError? in
-            do throws(ContextError) {
-                _ = try app.require(ServiceB.self)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        gate.open()
-        await builder
+        let error = await errorOfWaitPastLimit(
+            started: started,
+            gate: gate,
+            build: { _ = try? app.require(ServiceA.self) },
+            resolve: { () throws(ContextError) in _ = try app.require(ServiceB.self) }
+        )
         #expect(error?.code == .buildTimedOut)
         #expect(error?.message.contains("started by the build of 'ServiceA (singleton)', which needs it") == true)
     }
@@ -424,4 +412,28 @@ struct OwnedMemberTests {
 /// A transaction a test watches go away.
 private struct WeakTransaction {
     weak var object: Transaction?
+}
+
+/// The error of `resolve`, run on a thread while `build`, on another, holds a build open: `build`'s
+/// factory opens `started`, then waits for `gate`, which opens once `resolve` returned (nil if it did not
+/// throw).
+private func errorOfWaitPastLimit(
+    started: Gate,
+    gate: Gate,
+    build: @escaping @Sendable () -> Void,
+    resolve: @escaping @Sendable () throws(ContextError) -> Void
+) async -> ContextError? {
+    async let builder: Void = onThread(build)
+    await onThread { started.wait() }
+    let error = await onThread { () -> ContextError? in
+        do throws(ContextError) {
+            try resolve()
+            return nil
+        } catch {
+            return error
+        }
+    }
+    gate.open()
+    await builder
+    return error
 }
