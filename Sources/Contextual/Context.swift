@@ -269,16 +269,21 @@ public final class Context: Sendable {
             // The updates of this context published so far: one that publishes while `body` runs is a
             // racing update of the same values, and `body` runs again. A refresh does not count.
             let updates = writeLock.withLock { $0 }
-            let before = snapshot()
-            var after = before.values.read(by: self)
+            let (beforeOwn, beforeInherited, beforeGeneration) = currentTables()
+            var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
             try body(&after)
-            if after.own.isIdentical(to: before.values.own) { return }
-            stopTransforms(overriddenIn: after.own, before: before.values.own)
+            let afterOwn = after.own
+            if afterOwn.isIdentical(to: beforeOwn) { return }
+            if transformsStorage.bits.load(ordering: .acquiring) != 0 {
+                stopTransforms(overriddenIn: afterOwn, before: beforeOwn)
+            }
+            // For the tree's change log: what descendants replace in what they inherit.
+            let changedEntries = afterOwn.changedEntryIDs(from: beforeOwn)
             let published = writeLock.withLock { published -> (retired: ContextState?, done: Bool) in
                 // Another update of this context published since `updates` was read. If `before` already
                 // has its values (it published before the snapshot), the own values are still those
                 // `body` read: the same table.
-                guard published == updates || ownValues.isIdentical(to: before.values.own) else {
+                guard published == updates || ownValues.isIdentical(to: beforeOwn) else {
                     return (nil, false)
                 }
                 // Moving the generation first makes every state of this context and its descendants
@@ -286,7 +291,7 @@ public final class Context: Sendable {
                 // sees what follows half done.
                 let moved = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent)
                 let generation: UInt64
-                if moved.oldValue == before.generation {
+                if moved.oldValue == beforeGeneration {
                     // Nothing in the tree changed since the snapshot: what it inherits is current.
                     generation = moved.newValue
                 } else {
@@ -298,17 +303,24 @@ public final class Context: Sendable {
                     // from the parent's current values (`refresh()`), keeping these own values: a reader
                     // never sees them over inherited values older than those it saw before.
                     let inheritedNow = parent?.snapshot().flattened ?? .empty
-                    if !inheritedNow.changedIDs(from: before.values.inherited).isEmpty { return (nil, false) }
-                    generation = before.generation
+                    if !inheritedNow.changedIDs(from: beforeInherited).isEmpty {
+                        // The generation moved, and changed nothing.
+                        tree.changes.record(ChangedIDs(), generation: moved.newValue)
+                        return (nil, false)
+                    }
+                    generation = beforeGeneration
                 }
-                let values = ContextValues(own: after.own, inherited: before.values.inherited)
-                if after.own.hasProviders { bindProviders(in: after.own) }
+                let values = ContextValues(own: afterOwn, inherited: beforeInherited)
+                if afterOwn.hasProviders { bindProviders(in: afterOwn) }
                 published += 1
-                return (publish(ContextState(values: values, generation: generation)), true)
+                let retired = publish(ContextState(values: values, generation: generation))
+                // Recorded once published: a reader that finds the record finds these values.
+                if let changedEntries { tree.changes.record(changedEntries, generation: moved.newValue) }
+                return (retired, true)
             }
             guard published.done else { continue }
             if let retired = published.retired { tree.readers.retire(retired) }
-            notifyObservers { after.own.changedIDs(from: before.values.own) }
+            notifyObservers { afterOwn.changedIDs(from: beforeOwn) }
             return
         }
     }

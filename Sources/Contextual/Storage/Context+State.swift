@@ -107,6 +107,36 @@ extension Context {
         }
     }
 
+    /// This context's own and inherited tables as they are now, brought up to date with its ancestors,
+    /// and the generation they belong to: what ``snapshot()`` gives, without the references that keep a
+    /// whole snapshot (each table keeps its own entries). For ``update(_:)``.
+    func currentTables() -> (own: FrozenTable, inherited: FrozenTable, generation: UInt64) {
+        while true {
+            let ticket = tree.readers.enter()
+            let bits = stateBits.load(ordering: .sequentiallyConsistent)
+            let generation = tree.generation.load(ordering: .sequentiallyConsistent)
+            if bits == 0 {
+                if initialGeneration == generation {
+                    tree.readers.leave(ticket)
+                    return (initial.own, initial.inherited, generation)
+                }
+            } else {
+                // Copied inside the read section: the state cannot be released before the tables are.
+                let tables = ReferenceWord.withInstance(bits, as: ContextState.self) {
+                    state -> (own: FrozenTable, inherited: FrozenTable, generation: UInt64)? in
+                    guard state.generation == generation else { return nil }
+                    return (state.values.own, state.values.inherited, generation)
+                }
+                if let tables {
+                    tree.readers.leave(ticket)
+                    return tables
+                }
+            }
+            tree.readers.leave(ticket)
+            refresh()
+        }
+    }
+
     /// Everything `initial` holds in one table, for children; merged once.
     @usableFromInline
     var initialFlattenedTable: FrozenTable {
@@ -131,21 +161,99 @@ extension Context {
         let retired = writeLock.withLock { _ -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
-            let current =
-                bits == 0
-                ? (values: initial, generation: initialGeneration)
-                : ReferenceWord.withInstance(bits, as: ContextState.self) { ($0.values, $0.generation) }
-            if current.generation == generation { return nil }
-            // An owned member whose host is gone keeps what it inherited.
-            let inherited = parent?.snapshot().flattened ?? current.values.inherited
-            return publish(
-                ContextState(
-                    values: ContextValues(own: current.values.own, inherited: inherited),
-                    generation: generation
+            if bits == 0 {
+                if initialGeneration == generation { return nil }
+                return publishRefreshed(initial.own, initial.inherited, from: initialGeneration, to: generation)
+            }
+            // The current state stays while the lock is held: its values are read in place.
+            return ReferenceWord.withInstance(bits, as: ContextState.self) { state -> ContextState? in
+                if state.generation == generation { return nil }
+                return publishRefreshed(
+                    state.values.own,
+                    state.values.inherited,
+                    from: state.generation,
+                    to: generation
                 )
-            )
+            }
         }
         if let retired { tree.readers.retire(retired) }
+    }
+
+    /// Publishes `own` over what this context inherits at generation `end`, which was `inherited` at
+    /// generation `start`; returns the state replaced, as ``publish(_:)``. The caller holds `writeLock`.
+    private func publishRefreshed(
+        _ own: borrowing FrozenTable,
+        _ inherited: borrowing FrozenTable,
+        from start: UInt64,
+        to end: UInt64
+    ) -> ContextState? {
+        // An owned member whose host is gone keeps what it inherited.
+        let inheritedNow =
+            patchedInherited(inherited, from: start, to: end) ?? parent?.snapshot().flattened ?? copy inherited
+        return publish(ContextState(values: ContextValues(own: copy own, inherited: inheritedNow), generation: end))
+    }
+
+    /// `inherited`, what this context inherited at generation `start`, brought to generation `end` by
+    /// replacing only the entries that the updates in between changed (the tree's ``ChangeLog``) with
+    /// what this context's ancestors hold under them now: no merge of everything the ancestors hold, and
+    /// no ancestor rebuilds its state. Nil when that cannot be told this way: the log does not know
+    /// those generations, an ancestor transforms what it inherits, or a context on the way is an owned
+    /// member (which may keep what it inherited from a host that is gone). The caller holds `writeLock`.
+    ///
+    /// - Complexity: O(*c* × *d*) for *c* entries changed (at most ``ChangedIDs/capacity``) and a chain
+    ///   *d* contexts deep; replacing one entry of a larger table allocates nothing.
+    func patchedInherited(_ inherited: borrowing FrozenTable, from start: UInt64, to end: UInt64) -> FrozenTable? {
+        guard parentBits != 0, let changes = tree.existingChanges?.changedIDs(after: start, through: end),
+            !holdsParentWeakly
+        else { return nil }
+        var table = copy inherited
+        // The ancestors' published own values are read in place, inside a read section.
+        let ticket = tree.readers.enter()
+        defer { tree.readers.leave(ticket) }
+        var index = 0
+        while index < changes.count {
+            let id = StorageID(raw: changes[index])
+            index += 1
+            // Container values and preferences are not inherited.
+            if id.isLocal { continue }
+            guard let entry = ancestorsEntry(id) else { return nil }
+            if let box = entry {
+                if address(of: box) != table.rawBox(id) { table = table.setting(id, to: box) }
+            } else {
+                table = table.removing(id)
+            }
+        }
+        return table
+    }
+
+    /// The box of the nearest ancestor that sets `id` now (`.some(nil)` when none does); nil when an
+    /// ancestor on the way transforms what it inherits or is an owned member. Called inside a read
+    /// section of the tree's domain: the ancestors' published states are read in place.
+    private func ancestorsEntry(_ id: StorageID) -> (any ContextBox)?? {
+        var link = parentBits
+        while link != 0 {
+            let step = ReferenceWord.withInstance(link, as: Context.self) {
+                ancestor -> (found: (any ContextBox)?, next: UInt)? in
+                // Safe: each context holds its parent, unless it is an owned member, which stops the walk.
+                if ancestor.transformsStorage.bits.load(ordering: .acquiring) != 0 || ancestor.holdsParentWeakly {
+                    return nil
+                }
+                let bits = ancestor.stateBits.load(ordering: .acquiring)
+                // The box looked up by address first: most ancestors do not set `id`.
+                func lookUp(_ own: borrowing FrozenTable) -> (any ContextBox)? {
+                    own.rawBox(id) == 0 ? nil : own.box(id)
+                }
+                let box =
+                    bits == 0
+                    ? lookUp(ancestor.initial.own)
+                    : ReferenceWord.withInstance(bits, as: ContextState.self) { lookUp($0.values.own) }
+                return (box, ancestor.parentBits)
+            }
+            guard let step else { return nil }
+            if let found = step.found { return .some(found) }
+            link = step.next
+        }
+        return .some(nil)
     }
 
     /// ``refresh()`` for a context with transforms: the inherited values and the transformed entries are
@@ -267,7 +375,7 @@ extension Context {
                 // Alive until the read section is left: a retired state is released only after that.
                 let values = ReferenceWord.withInstance(bits, as: ContextState.self) {
                     state -> UnsafePointer<ContextValues>? in
-                    state.generation == generation ? UnsafePointer(state.valuesAddress) : nil
+                    state.generation == generation ? state.valuesAddress : nil
                 }
                 if let values {
                     // A provider builds for the reading context, which a copy of the values must name.

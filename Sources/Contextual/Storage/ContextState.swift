@@ -8,28 +8,29 @@ import Synchronization
 /// ancestors changes.
 @usableFromInline
 final class ContextState: Sendable {
-    /// The values, at an address that stays put for the state's life, so that a key-path read can apply
-    /// its key path to them in place, without copying them (and counting their references). Written once,
-    /// here, before the state is published; never written again.
-    nonisolated(unsafe) let valuesAddress: UnsafeMutablePointer<ContextValues>
+    /// The values. The first stored property, so that ``valuesAddress`` finds them.
+    let values: ContextValues
     /// The tree's generation this state was built against; a state is current while they are equal.
     @usableFromInline
     let generation: UInt64
     private let flattenedCache = LazyReference()
 
-    init(values: ContextValues, generation: UInt64) {
-        self.valuesAddress = UnsafeMutablePointer.allocate(capacity: 1)
-        self.valuesAddress.initialize(to: values)
+    init(values: consuming ContextValues, generation: UInt64) {
+        self.values = values
         self.generation = generation
     }
 
-    deinit {
-        valuesAddress.deinitialize(count: 1)
-        valuesAddress.deallocate()
+    /// The address of ``values``, which stays put for the state's life (an object does not move), so that
+    /// a key-path read can apply its key path to them in place, without copying them (and counting their
+    /// references). Kept in the object rather than in memory of their own: one allocation per state,
+    /// not two (a state is made per update, and per context that reads after one).
+    @usableFromInline
+    var valuesAddress: UnsafePointer<ContextValues> {
+        // Safe: `values` is the first stored property of this final class, so it starts where the stored
+        // properties do (an address aligned for any of them); it is a constant, never written after
+        // `init`. `ContextStateTests` checks that the address reads the same values.
+        UnsafeRawPointer(_getUnsafePointerToStoredProperties(self)).assumingMemoryBound(to: ContextValues.self)
     }
-
-    /// The values.
-    var values: ContextValues { valuesAddress.pointee }
 
     /// Everything this state holds in one table, for children to inherit; merged once, on first use.
     var flattened: FrozenTable {

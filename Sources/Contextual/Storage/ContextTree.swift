@@ -20,6 +20,8 @@ final class ContextTree: Sendable {
     /// The tree's `BuildInstruments` (resolution counters, boot reports), made on first use: builds check
     /// that it is unset with one load, so that a tree nobody instruments pays nothing else.
     let instrumentsStorage = LazyReference()
+    /// What the last updates changed (a ``ChangeLog``), made by the tree's first update.
+    private let changesStorage = LazyReference()
 
     init() {}
 
@@ -27,6 +29,16 @@ final class ContextTree: Sendable {
     /// (to subscribe).
     var observers: ObservationRegistry {
         observersStorage.load(as: ObservationRegistry.self) ?? observersStorage.storeIfNil(ObservationRegistry())
+    }
+
+    /// What the last updates changed; made now if needed (to record an update).
+    var changes: ChangeLog {
+        changesStorage.load(as: ChangeLog.self) ?? changesStorage.storeIfNil(ChangeLog())
+    }
+
+    /// What the last updates changed, if anything was ever updated.
+    var existingChanges: ChangeLog? {
+        changesStorage.load(as: ChangeLog.self)
     }
 
     /// The subscribers' registry, if anything ever subscribed.

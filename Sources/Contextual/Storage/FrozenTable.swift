@@ -9,12 +9,19 @@
 /// multiplication. Boxes are owned by strong references kept beside the raw words that readers use, so
 /// that a lookup is plain loads. Writing returns a new table: contexts write only while being configured
 /// or updated.
+///
+/// A larger table may also carry one *overlay* entry in place of its single entry: a replacement (or a
+/// removal, with no box) of one identity, checked before the hash table. Setting or removing one entry
+/// of a larger table, or setting the same one again, then allocates nothing: what an ``Context/update(_:)``
+/// of one value and the refresh of a context's inherited values after it mostly do.
 @usableFromInline
 struct FrozenTable: Sendable {
-    /// The only entry of a one-entry table (owning its box), else `nil`.
+    /// The only entry of a one-entry table (owning its box); with `storage`, the overlay entry (nil for
+    /// an overlay that removes `singleID`); else `nil`.
     @usableFromInline
     let single: (any ContextBox)?
-    /// The identity of `single`, and its box's address, for lookups.
+    /// The identity of `single` (0 for none), and its box's address (0 for none or a removal), for
+    /// lookups.
     @usableFromInline
     let singleID: UInt
     @usableFromInline
@@ -72,6 +79,22 @@ struct FrozenTable: Sendable {
             | (storage.hasProviders ? 1 : 0)
     }
 
+    /// `storage` with `box` (nil: no entry) in place of whatever it holds under `id`.
+    private init(storage: TableStorage, overlaying id: UInt, with box: (any ContextBox)?, boxAddress: UInt) {
+        self.single = box
+        self.singleID = id
+        self.singleBox = boxAddress
+        self.storage = storage
+        let replaces = storage.rawBox(id) != 0
+        let count = storage.count + (boxAddress == 0 ? 0 : 1) - (replaces ? 1 : 0)
+        // Conservative flags: an overlay that replaces the only provider (or local entry) of `storage`
+        // leaves them set, which only sends reads down their general path.
+        self.summary =
+            UInt(count) << 4 | (storage.hasTestEnvironment || id == TestEnvironment.storageID.raw ? 4 : 0)
+            | (storage.hasLocalEntries || (boxAddress != 0 && id & 2 != 0) ? 2 : 0)
+            | (storage.hasProviders || singleBox & 1 != 0 ? 1 : 0)
+    }
+
     private init(_ table: FrozenTable, summary: UInt) {
         self.single = table.single
         self.singleID = table.singleID
@@ -124,6 +147,9 @@ struct FrozenTable: Sendable {
         hasLocalEntries ? FrozenTable(dictionary.filter { !StorageID(raw: $0.key).isLocal }) : self
     }
 
+    /// Whether the table is a hash table with an overlay entry (see the type's documentation).
+    var hasOverlay: Bool { storage != nil && singleID != 0 }
+
     /// The entries of the kind `isIncluded` selects, replaced by those of `replacement` that it selects.
     func replacingEntries(where isIncluded: (StorageID) -> Bool, with replacement: FrozenTable) -> FrozenTable {
         var all = dictionary.filter { !isIncluded(StorageID(raw: $0.key)) }
@@ -153,28 +179,35 @@ struct FrozenTable: Sendable {
 
     /// The box stored under `id`, retained; for diagnostics and writes, not the read path.
     func box(_ id: StorageID) -> (any ContextBox)? {
-        if let single { return singleID == id.raw ? single : nil }
+        if singleID == id.raw { return single }
         return storage?.box(id.raw)
     }
 
     /// Every entry (in no particular order).
     var entries: [(id: StorageID, box: any ContextBox)] {
-        if let single { return [(StorageID(raw: singleID), single)] }
-        return storage?.boxes.map { (StorageID(raw: $0.key), $0.value) } ?? []
+        var all: [(id: StorageID, box: any ContextBox)] = []
+        forEachEntry { all.append(($0, $1)) }
+        return all
     }
 
     /// Runs `body` on every entry (in no particular order), without collecting them first.
     func forEachEntry(_ body: (StorageID, any ContextBox) -> Void) {
-        if let single { return body(StorageID(raw: singleID), single) }
-        guard let storage else { return }
-        for (raw, box) in storage.boxes { body(StorageID(raw: raw), box) }
+        guard let storage else {
+            if let single { body(StorageID(raw: singleID), single) }
+            return
+        }
+        for (raw, box) in storage.boxes where raw != singleID { body(StorageID(raw: raw), box) }
+        if let single { body(StorageID(raw: singleID), single) }
     }
 
     /// Every entry by identity: the dictionary a larger table keeps anyway (no copy is made until it is
-    /// changed), a one-entry one for a single entry.
+    /// changed, unless the table has an overlay), a one-entry one for a single entry.
     var dictionary: [UInt: any ContextBox] {
-        if let single { return [singleID: single] }
-        return storage?.boxes ?? [:]
+        guard let storage else { return single.map { [singleID: $0] } ?? [:] }
+        if singleID == 0 { return storage.boxes }
+        var all = storage.boxes
+        all[singleID] = single
+        return all
     }
 
     /// Whether both tables are the same storage (and so hold the same entries).
@@ -211,17 +244,36 @@ struct FrozenTable: Sendable {
     // MARK: - Building
 
     /// A new table with `box` stored under `id`, replacing any entry already there.
+    ///
+    /// - Complexity: O(1) and no allocation for an empty table, and for a hash table with no overlay or
+    ///   one on `id` (the overlay takes the entry); else O(*n*) for *n* entries.
     @usableFromInline
     func setting(_ id: StorageID, to box: any ContextBox) -> FrozenTable {
-        if count == 0 { return FrozenTable(single: box, singleID: id.raw) }
+        if storage == nil {
+            if count == 0 { return FrozenTable(single: box, singleID: id.raw) }
+        } else if singleID == 0 || singleID == id.raw {
+            return FrozenTable(
+                storage: storage.unsafelyUnwrapped,
+                overlaying: id.raw,
+                with: box,
+                boxAddress: address(of: box)
+            )
+        }
         var all = dictionary
         all[id.raw] = box
         return FrozenTable(all)
     }
 
     /// A new table without an entry under `id`.
+    ///
+    /// - Complexity: as ``setting(_:to:)``.
     func removing(_ id: StorageID) -> FrozenTable {
         guard rawBox(id) != 0 else { return self }
+        if let storage, singleID == 0 || singleID == id.raw {
+            // An overlay that only added `id` goes; else one that removes it hides the hash table's entry.
+            if storage.rawBox(id.raw) == 0 { return FrozenTable(storage: storage) }
+            return FrozenTable(storage: storage, overlaying: id.raw, with: nil, boxAddress: 0)
+        }
         var all = dictionary
         all[id.raw] = nil
         return FrozenTable(all)
@@ -240,6 +292,32 @@ struct FrozenTable: Sendable {
         }
         earlier.forEachEntry { id, _ in if rawBox(id) == 0 { changed.append(id.raw) } }
         return changed
+    }
+
+    /// The identities whose box differs between `self` and `earlier` (set to another box, added or
+    /// removed), for the tree's ``ChangeLog``; nil when there are more than ``ChangedIDs/capacity``.
+    ///
+    /// - Complexity: O(1) when both tables share their hash table (an update of one entry), else O(*n*).
+    func changedEntryIDs(from earlier: FrozenTable) -> ChangedIDs? {
+        var ids = ChangedIDs()
+        if let storage, let earlierStorage = earlier.storage, storage === earlierStorage {
+            // Only the overlays differ.
+            if singleID != 0 && singleBox != earlier.rawBox(StorageID(raw: singleID)) { _ = ids.insert(singleID) }
+            if earlier.singleID != 0 && earlier.singleID != singleID
+                && earlier.singleBox != rawBox(StorageID(raw: earlier.singleID))
+            {
+                _ = ids.insert(earlier.singleID)
+            }
+            return ids
+        }
+        var fits = true
+        forEachEntry { id, _ in
+            if earlier.rawBox(id) != rawBox(id) { fits = ids.insert(id.raw) && fits }
+        }
+        earlier.forEachEntry { id, _ in
+            if rawBox(id) == 0 { fits = ids.insert(id.raw) && fits }
+        }
+        return fits ? ids : nil
     }
 
     /// This table with the entries of `overrides` set over its own.

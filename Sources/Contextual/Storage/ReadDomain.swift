@@ -116,8 +116,15 @@ final class ReadDomain: @unchecked Sendable {
     /// reader stays inside (for instance the caller's own enclosing read), the object waits for a later
     /// call or the end of the tree. Never blocks indefinitely.
     func retire(_ object: any AnyObject & Sendable) {
-        let now = epoch.load(ordering: .sequentiallyConsistent)
-        retired.withLock { $0.append((now, object)) }
+        // The common case, in one lock: nothing waits and no reader is inside, so the epoch moves on
+        // twice and `object` goes as soon as the caller lets it go, without being listed.
+        let listed = retired.withLock { list -> Bool in
+            let now = epoch.load(ordering: .sequentiallyConsistent)
+            if list.isEmpty && advanceEpoch(from: now) && advanceEpoch(from: now &+ 1) { return false }
+            list.append((now, object))
+            return true
+        }
+        if !listed { return }
         for attempt in 0..<64 {
             if reclaim() { return }
             if attempt > 4 { ReadDomain.yieldThread() }
@@ -130,12 +137,8 @@ final class ReadDomain: @unchecked Sendable {
     func reclaim() -> Bool {
         var released: [any AnyObject & Sendable] = []
         let empty = retired.withLock { list -> Bool in
-            for _ in 0..<2 {
-                let current = epoch.load(ordering: .sequentiallyConsistent)
-                // Readers counted under the previous epoch's parity would keep states retired then alive.
-                guard readers(parity: Int((current &+ 1) & 1)) == 0 else { break }
-                epoch.store(current &+ 1, ordering: .sequentiallyConsistent)
-            }
+            let start = epoch.load(ordering: .sequentiallyConsistent)
+            if advanceEpoch(from: start) { advanceEpoch(from: start &+ 1) }
             let current = epoch.load(ordering: .sequentiallyConsistent)
             list.removeAll { entry in
                 guard current &- entry.epoch >= 2 else { return false }
@@ -147,6 +150,16 @@ final class ReadDomain: @unchecked Sendable {
         // Released here, outside the lock: a value's deinit is user code.
         released.removeAll()
         return empty
+    }
+
+    /// Moves the epoch from `current` to the next one, unless readers counted under the previous epoch's
+    /// parity are still inside (they would keep objects retired then alive). The caller holds the lock of
+    /// the retired list, under which alone the epoch moves.
+    @discardableResult
+    private func advanceEpoch(from current: UInt) -> Bool {
+        guard readers(parity: Int((current &+ 1) & 1)) == 0 else { return false }
+        epoch.store(current &+ 1, ordering: .sequentiallyConsistent)
+        return true
     }
 
     private func readers(parity: Int) -> Int {
