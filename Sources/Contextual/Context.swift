@@ -268,7 +268,7 @@ public final class Context: Sendable {
         while true {
             // The updates of this context published so far: one that publishes while `body` runs is a
             // racing update of the same values, and `body` runs again. A refresh does not count.
-            let updates = writeLock.withLock { $0 }
+            let updates = withWriteLock { $0 }
             let (beforeOwn, beforeInherited, beforeGeneration) = currentTables()
             var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
             try body(&after)
@@ -279,7 +279,7 @@ public final class Context: Sendable {
             }
             // For the tree's change log: what descendants replace in what they inherit.
             let changedEntries = afterOwn.changedEntryIDs(from: beforeOwn)
-            let published = writeLock.withLock { published -> (retired: ContextState?, done: Bool) in
+            let published = withWriteLock { published -> (retired: ContextState?, done: Bool) in
                 // Another update of this context published since `updates` was read. If `before` already
                 // has its values (it published before the snapshot), the own values are still those
                 // `body` read: the same table.
@@ -305,7 +305,7 @@ public final class Context: Sendable {
                     let inheritedNow = parent?.snapshot().flattened ?? .empty
                     if !inheritedNow.changedIDs(from: beforeInherited).isEmpty {
                         // The generation moved, and changed nothing.
-                        tree.changes.record(ChangedIDs(), generation: moved.newValue)
+                        tree.recordChange(ChangedIDs(), generation: moved.newValue)
                         return (nil, false)
                     }
                     generation = beforeGeneration
@@ -315,7 +315,7 @@ public final class Context: Sendable {
                 published += 1
                 let retired = publish(ContextState(values: values, generation: generation))
                 // Recorded once published: a reader that finds the record finds these values.
-                if let changedEntries { tree.changes.record(changedEntries, generation: moved.newValue) }
+                if let changedEntries { tree.recordChange(changedEntries, generation: moved.newValue) }
                 return (retired, true)
             }
             guard published.done else { continue }

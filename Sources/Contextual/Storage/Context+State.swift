@@ -18,6 +18,15 @@ extension Context {
         writeLockStorage.lock(makingWith: 0)
     }
 
+    /// Runs `body` holding ``writeLock``, reached without a reference count once made (the context holds
+    /// it for its whole life).
+    @inline(__always)
+    func withWriteLock<Result>(_ body: (inout Int) throws -> Result) rethrows -> Result {
+        let bits = writeLockStorage.bits.load(ordering: .acquiring)
+        if bits == 0 { return try writeLock.withLock(body) }
+        return try ReferenceWord.withInstance(bits, as: LockedBuffer<Int>.self) { try Locked(buffer: $0).withLock(body) }
+    }
+
     /// Whether a read may use `initial` without a read section: no state was published and nothing in
     /// the tree changed since this context was made.
     @inlinable
@@ -158,7 +167,7 @@ extension Context {
     func refresh() {
         let transforms = transforms.filter(\.isActive)
         if !transforms.isEmpty { return refresh(applying: transforms) }
-        let retired = writeLock.withLock { _ -> ContextState? in
+        let retired = withWriteLock { _ -> ContextState? in
             let generation = tree.generation.load(ordering: .sequentiallyConsistent)
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             if bits == 0 {
@@ -203,7 +212,7 @@ extension Context {
     /// - Complexity: O(*c* × *d*) for *c* entries changed (at most ``ChangedIDs/capacity``) and a chain
     ///   *d* contexts deep; replacing one entry of a larger table allocates nothing.
     func patchedInherited(_ inherited: borrowing FrozenTable, from start: UInt64, to end: UInt64) -> FrozenTable? {
-        guard parentBits != 0, let changes = tree.existingChanges?.changedIDs(after: start, through: end),
+        guard parentBits != 0, let changes = tree.changedIDs(after: start, through: end),
             !holdsParentWeakly
         else { return nil }
         var table = copy inherited
@@ -264,7 +273,7 @@ extension Context {
         let inherited = parent?.snapshot().flattened ?? inheritedWithoutParent()
         let origin = inherited.hasProviders || chainHasProviders ? self : nil
         let transformed = transforms.map { $0.entries(over: inherited, origin: origin) }
-        let retired = writeLock.withLock { _ -> ContextState? in
+        let retired = withWriteLock { _ -> ContextState? in
             let bits = stateBits.load(ordering: .sequentiallyConsistent)
             let current =
                 bits == 0

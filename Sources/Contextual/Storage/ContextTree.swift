@@ -31,14 +31,18 @@ final class ContextTree: Sendable {
         observersStorage.load(as: ObservationRegistry.self) ?? observersStorage.storeIfNil(ObservationRegistry())
     }
 
-    /// What the last updates changed; made now if needed (to record an update).
-    var changes: ChangeLog {
-        changesStorage.load(as: ChangeLog.self) ?? changesStorage.storeIfNil(ChangeLog())
+    /// Records in the change log (made now if needed) that the update of `generation` changed `ids`.
+    func recordChange(_ ids: ChangedIDs, generation: UInt64) {
+        // The log lives as long as the tree: used without a reference count.
+        if changesStorage.withInstance(as: ChangeLog.self, { $0.record(ids, generation: generation) }) == nil {
+            changesStorage.storeIfNil(ChangeLog()).record(ids, generation: generation)
+        }
     }
 
-    /// What the last updates changed, if anything was ever updated.
-    var existingChanges: ChangeLog? {
-        changesStorage.load(as: ChangeLog.self)
+    /// The entries changed by the updates of the generations after `start` through `end`, or nil when the
+    /// change log cannot tell (see ``ChangeLog/changedIDs(after:through:)``).
+    func changedIDs(after start: UInt64, through end: UInt64) -> ChangedIDs? {
+        changesStorage.withInstance(as: ChangeLog.self) { $0.changedIDs(after: start, through: end) } ?? nil
     }
 
     /// The subscribers' registry, if anything ever subscribed.
