@@ -97,6 +97,11 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
+        if memo.keepsInline {
+            // A trivial value: kept in words, valid for the tree's generation, before or after an update.
+            if ObservationRecorder.active == nil, let value = memo.inlineValue() { return value }
+            return readAfterChange()
+        }
         // `memo.warmValue`, spelled out: a debug build would call it as a function and look up the
         // metadata of `Optional<Value>`.
         if ObservationRecorder.active == nil && memo.context.readsInitial {
@@ -155,7 +160,9 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable @inline(never)
     func readAfterChange() -> Value {
         let context = self.context
-        if ObservationRecorder.active == nil && !context.readsInitial, let value = memo.publishedValue(in: context) {
+        if ObservationRecorder.active == nil && !context.readsInitial && !memo.keepsInline,
+            let value = memo.publishedValue(in: context)
+        {
             return value
         }
         return readSlowly { evaluate($0) }

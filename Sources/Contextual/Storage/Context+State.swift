@@ -24,7 +24,9 @@ extension Context {
     func withWriteLock<Result>(_ body: (inout Int) throws -> Result) rethrows -> Result {
         let bits = writeLockStorage.bits.load(ordering: .acquiring)
         if bits == 0 { return try writeLock.withLock(body) }
-        return try ReferenceWord.withInstance(bits, as: LockedBuffer<Int>.self) { try Locked(buffer: $0).withLock(body) }
+        return try ReferenceWord.withInstance(bits, as: LockedBuffer<Int>.self) {
+            try Locked(buffer: $0).withLock(body)
+        }
     }
 
     /// Whether a read may use `initial` without a read section: no state was published and nothing in

@@ -28,9 +28,84 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     @usableFromInline
     let wasRead = Atomic<Bool>(false)
 
+    // MARK: - Trivial values, kept in words
+
+    /// For a value of a trivial type of at most two words (``keepsInline``), kept in place of the kept
+    /// values above, whether from the initial values or a published state: a sequence lock, so that a
+    /// read needs neither a read section nor a reference count, also after an update. Even while stable,
+    /// odd while a writer replaces the words.
+    @usableFromInline
+    let inlineSequence = Atomic<UInt>(0)
+    /// The tree's generation the words were read at: they are valid while the tree's is the same. No
+    /// tree reaches `UInt64.max`: nothing is kept yet.
+    @usableFromInline
+    let inlineGeneration = Atomic<UInt64>(.max)
+    /// The context's tree, whose generation a read compares: one load closer than through ``context``.
+    /// Unretained, as the context holds it: the context, which this memo holds, holds its tree.
+    @usableFromInline
+    let tree: Unmanaged<ContextTree>
+    /// The value's bytes.
+    @usableFromInline
+    let inlineWord0 = Atomic<UInt>(0)
+    @usableFromInline
+    let inlineWord1 = Atomic<UInt>(0)
+
+    /// Whether `Value` is kept in ``inlineWord0`` and ``inlineWord1``: a trivial type (no references, so
+    /// its bytes can be copied at any time) of at most two words, aligned as a word at most. A constant
+    /// in specialized code.
+    @inlinable
+    var keepsInline: Bool {
+        _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8
+    }
+
+    /// The value kept in words, if the tree has not changed since it was read, else nil: a warm read of a
+    /// trivial value, before and after an update alike.
+    ///
+    /// - Precondition: ``keepsInline``.
+    @inlinable
+    func inlineValue() -> Value? {
+        let sequence = inlineSequence.load(ordering: .acquiring)
+        guard sequence & 1 == 0 else { return nil }
+        let generation = inlineGeneration.load(ordering: .relaxed)
+        // The second word only for a value that has one (a constant in specialized code).
+        let words = (
+            inlineWord0.load(ordering: .relaxed),
+            MemoryLayout<Value>.size > 8 ? inlineWord1.load(ordering: .relaxed) : 0
+        )
+        // Orders the loads above before the second look at the sequence: a writer that changed a word
+        // meanwhile changed the sequence first.
+        atomicMemoryFence(ordering: .acquiring)
+        guard inlineSequence.load(ordering: .relaxed) == sequence,
+            generation == tree._withUnsafeGuaranteedRef({ $0.generation.load(ordering: .acquiring) })
+        else { return nil }
+        return withUnsafeBytes(of: words) { $0.load(as: Value.self) }
+    }
+
+    /// Keeps `value`, read at `generation`, in words, unless another writer holds them (the value is then
+    /// just not kept this time).
+    ///
+    /// - Precondition: ``keepsInline``.
+    @usableFromInline
+    func storeInline(_ value: Value, generation: UInt64) {
+        let sequence = inlineSequence.load(ordering: .relaxed)
+        guard sequence & 1 == 0,
+            inlineSequence.compareExchange(expected: sequence, desired: sequence &+ 1, ordering: .acquiring).exchanged
+        else { return }
+        // Orders the stores below after the odd sequence: a reader that sees one of them sees the
+        // sequence changed on its second look.
+        atomicMemoryFence(ordering: .releasing)
+        var words: (UInt, UInt) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.storeBytes(of: value, as: Value.self) }
+        inlineGeneration.store(generation, ordering: .relaxed)
+        inlineWord0.store(words.0, ordering: .relaxed)
+        inlineWord1.store(words.1, ordering: .relaxed)
+        inlineSequence.store(sequence &+ 2, ordering: .releasing)
+    }
+
     @usableFromInline
     init(context: Context, source: Injected<Value>.Source) {
         self.context = context
+        self.tree = context.treeReference
         self.source = source
     }
 
@@ -69,6 +144,7 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// Keeps `value`, read from the state of `generation`, in place of the value kept before.
     @usableFromInline
     func storePublished(_ value: Value, generation: UInt64, in tree: ContextTree) {
+        if keepsInline { return storeInline(value, generation: generation) }
         let kept = ReferenceWord.retained(PublishedValue(value, generation: generation))
         let old = publishedBits.exchange(kept, ordering: .acquiringAndReleasing)
         if old != 0 { tree.readers.retire(ReferenceWord.takeRetained(old, as: PublishedValue<Value>.self)) }
@@ -78,6 +154,7 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// and a value was kept), else nil: a warm read in an optimized build.
     @inlinable
     var warmValue: Value? {
+        if keepsInline { return ObservationRecorder.active == nil ? inlineValue() : nil }
         guard ObservationRecorder.active == nil && context.readsInitial else { return nil }
         let kept = initialBits.load(ordering: .acquiring)
         return kept == 0 ? nil : initialValue(at: kept)
@@ -95,6 +172,11 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// Stores `value` unless another reader stored first; returns what is stored.
     @usableFromInline
     func storeInitial(_ value: Value) -> Value {
+        if keepsInline {
+            // Valid while the tree is at the generation the initial values belong to.
+            storeInline(value, generation: context.initialGeneration)
+            return value
+        }
         let memory = UnsafeMutablePointer<Value>.allocate(capacity: 1)
         memory.initialize(to: value)
         let address = UInt(bitPattern: memory)
