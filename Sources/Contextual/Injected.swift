@@ -97,11 +97,15 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
-        if memo.keepsInline {
+        #if !DEBUG
+        // `memo.keepsInline`, spelled out: a constant the optimizer folds before it moves what a loop of
+        // reads need not repeat out of the loop (through the property it does so too late).
+        if _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8 {
             // A trivial value: kept in words, valid for the tree's generation, before or after an update.
             if ObservationRecorder.active == nil, let value = memo.inlineValue() { return value }
             return readAfterChange()
         }
+        #endif
         // `memo.warmValue`, spelled out: a debug build would call it as a function and look up the
         // metadata of `Optional<Value>`.
         if ObservationRecorder.active == nil && memo.context.readsInitial {

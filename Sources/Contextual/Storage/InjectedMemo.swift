@@ -53,9 +53,18 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// Whether `Value` is kept in ``inlineWord0`` and ``inlineWord1``: a trivial type (no references, so
     /// its bytes can be copied at any time) of at most two words, aligned as a word at most. A constant
     /// in specialized code.
+    ///
+    /// Optimized builds only: a debug build specializes nothing, and asking this of `Value` at run time on
+    /// every read costs more (about 350 instructions, half of a warm read there) than the words save, so
+    /// a debug build keeps every value as a value of any other type (same results, same promises; only
+    /// the steady read after an update costs a read section there).
     @inlinable
     var keepsInline: Bool {
+        #if DEBUG
+        false
+        #else
         _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8
+        #endif
     }
 
     /// The value kept in words, if the tree has not changed since it was read, else nil: a warm read of a
@@ -66,15 +75,14 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     func inlineValue() -> Value? {
         let sequence = inlineSequence.load(ordering: .acquiring)
         guard sequence & 1 == 0 else { return nil }
-        let generation = inlineGeneration.load(ordering: .relaxed)
+        // Acquiring loads (plain loads on x86-64 and arm64's `ldar`), so that the second look at the
+        // sequence comes after them: a writer that changed a word meanwhile changed the sequence first.
         // The second word only for a value that has one (a constant in specialized code).
+        let generation = inlineGeneration.load(ordering: .acquiring)
         let words = (
-            inlineWord0.load(ordering: .relaxed),
-            MemoryLayout<Value>.size > 8 ? inlineWord1.load(ordering: .relaxed) : 0
+            inlineWord0.load(ordering: .acquiring),
+            MemoryLayout<Value>.size > 8 ? inlineWord1.load(ordering: .acquiring) : 0
         )
-        // Orders the loads above before the second look at the sequence: a writer that changed a word
-        // meanwhile changed the sequence first.
-        atomicMemoryFence(ordering: .acquiring)
         guard inlineSequence.load(ordering: .relaxed) == sequence,
             generation == tree._withUnsafeGuaranteedRef({ $0.generation.load(ordering: .acquiring) })
         else { return nil }
