@@ -241,28 +241,24 @@ extension Context {
     /// ancestor on the way transforms what it inherits or is an owned member. Called inside a read
     /// section of the tree's domain: the ancestors' published states are read in place.
     private func ancestorsEntry(_ id: StorageID) -> (any ContextBox)?? {
-        var link = parentBits
-        while link != 0 {
-            let step = ReferenceWord.withInstance(link, as: Context.self) {
-                ancestor -> (found: (any ContextBox)?, next: UInt)? in
-                // Safe: each context holds its parent, unless it is an owned member, which stops the walk.
-                if ancestor.transformsStorage.bits.load(ordering: .acquiring) != 0 || ancestor.holdsParentWeakly {
-                    return nil
-                }
-                let bits = ancestor.stateBits.load(ordering: .acquiring)
-                // The box looked up by address first: most ancestors do not set `id`.
-                func lookUp(_ own: borrowing FrozenTable) -> (any ContextBox)? {
-                    own.rawBox(id) == 0 ? nil : own.box(id)
-                }
-                let box =
-                    bits == 0
-                    ? lookUp(ancestor.initial.own)
-                    : ReferenceWord.withInstance(bits, as: ContextState.self) { lookUp($0.values.own) }
-                return (box, ancestor.parentBits)
+        // Each ancestor held strongly while it is read: a context may become an owned member meanwhile,
+        // whose link to its host (its parent) is then weak.
+        var next = parent
+        while let ancestor = next {
+            if ancestor.transformsStorage.bits.load(ordering: .acquiring) != 0 || ancestor.holdsParentWeakly {
+                return nil
             }
-            guard let step else { return nil }
-            if let found = step.found { return .some(found) }
-            link = step.next
+            // The box looked up by address first: most ancestors do not set `id`.
+            func lookUp(_ own: borrowing FrozenTable) -> (any ContextBox)? {
+                own.rawBox(id) == 0 ? nil : own.box(id)
+            }
+            let bits = ancestor.stateBits.load(ordering: .acquiring)
+            let box =
+                bits == 0
+                ? lookUp(ancestor.initial.own)
+                : ReferenceWord.withInstance(bits, as: ContextState.self) { lookUp($0.values.own) }
+            if let box { return .some(box) }
+            next = ancestor.parent
         }
         return .some(nil)
     }
