@@ -272,7 +272,8 @@ public final class Context: Sendable {
             let (beforeOwn, beforeInherited, beforeGeneration) = currentTables()
             var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
             try body(&after)
-            let afterOwn = after.own
+            // Only the own values are kept: the rest goes now, not at the end of the scope.
+            let afterOwn = (consume after).own
             if afterOwn.isIdentical(to: beforeOwn) { return }
             if transformsStorage.bits.load(ordering: .acquiring) != 0 {
                 stopTransforms(overriddenIn: afterOwn, before: beforeOwn)
@@ -310,10 +311,11 @@ public final class Context: Sendable {
                     }
                     generation = beforeGeneration
                 }
-                let values = ContextValues(own: afterOwn, inherited: beforeInherited)
                 if afterOwn.hasProviders { bindProviders(in: afterOwn) }
                 published += 1
-                let retired = publish(ContextState(values: values, generation: generation))
+                let retired = publish(
+                    ContextState(values: ContextValues(own: afterOwn, inherited: beforeInherited), generation: generation)
+                )
                 // Recorded once published: a reader that finds the record finds these values.
                 if let changedEntries { tree.recordChange(changedEntries, generation: moved.newValue) }
                 return (retired, true)

@@ -16,7 +16,7 @@ final class ContextState: Sendable {
     private let flattenedCache = LazyReference()
 
     init(values: consuming ContextValues, generation: UInt64) {
-        self.values = values
+        self.values = consume values
         self.generation = generation
     }
 
