@@ -314,7 +314,10 @@ public final class Context: Sendable {
                 if afterOwn.hasProviders { bindProviders(in: afterOwn) }
                 published += 1
                 let retired = publish(
-                    ContextState(values: ContextValues(own: afterOwn, inherited: beforeInherited), generation: generation)
+                    ContextState(
+                        values: ContextValues(own: afterOwn, inherited: beforeInherited),
+                        generation: generation
+                    )
                 )
                 // Recorded once published: a reader that finds the record finds these values.
                 if let changedEntries { tree.recordChange(changedEntries, generation: moved.newValue) }
