@@ -143,11 +143,15 @@ struct IncrementalRefreshTests {
             }
             for leaf in leaves {
                 group.addTask {
+                    // Bounded: a read that never sees the last update fails the test instead of hanging it.
                     var last = 0
+                    var reads = 0
                     while last < updates {
                         let seen = leaf[\.verbosity]
                         if seen < last { return false }
                         last = seen
+                        reads += 1
+                        if reads > 5_000_000 { return false }
                         await Task.yield()
                     }
                     return true

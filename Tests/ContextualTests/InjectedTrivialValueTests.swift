@@ -107,12 +107,16 @@ struct InjectedTrivialValueTests {
             }
             for _ in 0..<3 {
                 group.addTask {
+                    // Bounded: a read that never sees the last update fails the test instead of hanging it.
                     var last = 0
+                    var reads = 0
                     while last < updates {
                         let pair = reader.pair
                         if pair.second != -pair.first || pair.first < last { return false }
                         last = pair.first
-                        if last % 64 == 0 { await Task.yield() }
+                        reads += 1
+                        if reads > 50_000_000 { return false }
+                        if reads % 64 == 0 { await Task.yield() }
                     }
                     return true
                 }
