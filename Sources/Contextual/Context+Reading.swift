@@ -11,8 +11,8 @@ extension Context {
     ///
     /// - Parameter keyPath: The value to read, as a property of ``ContextValues``.
     /// - Complexity: O(1), whatever the depth of the chain: at most two probes of small tables, with no lock
-    ///   and no allocation. After an ``update(_:)`` in the tree, the first read of each context rebuilds its
-    ///   state once, in O(*n*) for the *n* values it inherits.
+    ///   and no allocation. After an ``update(_:)`` in the tree, the first read of each context brings its
+    ///   state up to date once, replacing the values the update changed (see ``update(_:)``).
     @inlinable @inline(__always)
     public subscript<Value>(keyPath: KeyPath<ContextValues, Value>) -> Value {
         // Every path applies the key path here, inlined where it is a literal: the compiler then calls the
