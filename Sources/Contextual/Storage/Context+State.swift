@@ -243,7 +243,10 @@ extension Context {
     private func ancestorsEntry(_ id: StorageID) -> (any ContextBox)?? {
         // Each ancestor held strongly while it is read: a context may become an owned member meanwhile,
         // whose link to its host (its parent) is then weak.
-        var next = parent
+        // A context that has a parent but reads none (an owned member whose host just went, after its
+        // check below) keeps what it inherited: the caller rebuilds the general way.
+        guard let first = parent else { return parentBits == 0 ? .some(nil) : nil }
+        var next: Context? = first
         while let ancestor = next {
             if ancestor.transformsStorage.bits.load(ordering: .acquiring) != 0 || ancestor.holdsParentWeakly {
                 return nil
@@ -252,13 +255,17 @@ extension Context {
             func lookUp(_ own: borrowing FrozenTable) -> (any ContextBox)? {
                 own.rawBox(id) == 0 ? nil : own.box(id)
             }
-            let bits = ancestor.stateBits.load(ordering: .acquiring)
+            // Sequentially consistent, as the read section's entry before it (a store, then this load).
+            let bits = ancestor.stateBits.load(ordering: .sequentiallyConsistent)
             let box =
                 bits == 0
                 ? lookUp(ancestor.initial.own)
                 : ReferenceWord.withInstance(bits, as: ContextState.self) { lookUp($0.values.own) }
             if let box { return .some(box) }
-            next = ancestor.parent
+            if ancestor.parentBits == 0 { return .some(nil) }
+            // Nil here: the ancestor became an owned member whose host went since its check above.
+            guard let above = ancestor.parent else { return nil }
+            next = above
         }
         return .some(nil)
     }
