@@ -100,10 +100,10 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
+        // Compiled out of a debug build, where asking `Value`'s layout on every read would cost more than a
+        // warm read (`keepsInline` is false there anyway).
         #if !DEBUG
-        // `memo.keepsInline`, spelled out: a constant the optimizer folds before it moves what a loop of
-        // reads need not repeat out of the loop (through the property it does so too late).
-        if _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8 {
+        if memo.keepsInline {
             // A trivial value: kept in words, valid for the tree's generation, before or after an update.
             if ObservationRecorder.active == nil, let value = memo.inlineValue() { return value }
             return readAfterChange()

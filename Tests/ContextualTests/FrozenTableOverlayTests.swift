@@ -129,6 +129,10 @@ struct ChangeLogTests {
         #expect(later[0] == 2)
     }
 
+}
+
+@Suite("A published state's values, read in place")
+struct ContextStateLayoutTests {
     @Test("A state's values are read in place at the address the state gives")
     func stateValuesInPlace() {
         let own = FrozenTable.empty.setting(
