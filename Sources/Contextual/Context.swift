@@ -279,8 +279,11 @@ public final class Context: Sendable {
             var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
             try body(&after)
             // Only the own values are kept: the rest goes now, not at the end of the scope.
-            let afterOwn = (consume after).own
-            if afterOwn.isIdentical(to: beforeOwn) { return }
+            let written = (consume after).own
+            if written.isIdentical(to: beforeOwn) { return }
+            // A value replaced or removed goes with the state that shows it (see the Performance article's
+            // "Lifetimes"), not with the table this one would share with it.
+            let afterOwn = written.releasingHidden(unlessKeptBy: initial.own)
             if transformsStorage.bits.load(ordering: .acquiring) != 0 {
                 stopTransforms(overriddenIn: afterOwn, before: beforeOwn)
             }

@@ -87,7 +87,7 @@ public struct ContextValues: Sendable {
             let id = StorageID(key: key)
             let box = ValueBox(newValue, entry: key)
             // The first value set (a request's override, usually) makes a one-entry table in place.
-            own = own.count == 0 ? FrozenTable(id, value: box) : own.setting(id, to: box)
+            if own.count == 0 { own = FrozenTable(id, value: box) } else { own.set(id, to: box) }
         }
     }
 
@@ -98,7 +98,7 @@ public struct ContextValues: Sendable {
     /// app.update { $0.removeValue(for: VerbosityKey.self) }
     /// ```
     public mutating func removeValue<Key: ContextKey>(for key: Key.Type) {
-        own = own.removing(StorageID(key: key))
+        own.remove(StorageID(key: key))
     }
 
     /// The box of the nearest setting of `id`, retained; not for the read path.
@@ -124,7 +124,7 @@ public struct ContextValues: Sendable {
     /// let store = Context { $0.provide(PostgresStore(), as: (any Store).self) }
     /// ```
     public mutating func provide<Object: Sendable>(_ object: Object, as type: Object.Type = Object.self) {
-        own = own.setting(StorageID(object: type), to: ValueBox(object))
+        own.set(StorageID(object: type), to: ValueBox(object))
     }
 
     /// Removes the object this context itself provides under `type`, so that an ancestor's (if any) is
@@ -136,7 +136,7 @@ public struct ContextValues: Sendable {
     ///
     /// - Parameter type: The type the object is provided under.
     public mutating func removeObject<Object: Sendable>(for type: Object.Type) {
-        own = own.removing(StorageID(object: type))
+        own.remove(StorageID(object: type))
     }
 
     /// The object provided under `type` by this context or an ancestor, or `nil`.

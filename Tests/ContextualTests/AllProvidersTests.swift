@@ -137,3 +137,24 @@ struct AllProvidersTests {
         #expect(try own.requireAll(HealthCheck.self).map(\.name) == ["first", "own"])
     }
 }
+
+@Suite("Providers added for one type share a buffer without seeing each other's")
+struct ProviderListSharingTests {
+    @Test("Contexts that add to the same inherited list, and updates, each see their own providers only")
+    func siblingsAndUpdatesKeepTheirOwn() throws {
+        let app = Context(name: "app") { values in
+            for index in 0..<3 { values.addProvider(String.self, lifetime: .transient) { _ in "app \(index)" } }
+        }
+        let first = app.child { $0.addProvider(String.self, lifetime: .transient) { _ in "first" } }
+        let second = app.child { values in
+            values.addProvider(String.self, lifetime: .transient) { _ in "second a" }
+            values.addProvider(String.self, lifetime: .transient) { _ in "second b" }
+        }
+        app.update { $0.addProvider(String.self, lifetime: .transient) { _ in "app 3" } }
+        // An update that runs its body and is kept: what it appended is seen once.
+        first.update { $0.addProvider(String.self, lifetime: .transient) { _ in "first again" } }
+        #expect(try app.requireAll(String.self) == ["app 0", "app 1", "app 2", "app 3"])
+        #expect(try first.requireAll(String.self) == ["app 0", "app 1", "app 2", "first", "first again"])
+        #expect(try second.requireAll(String.self) == ["app 0", "app 1", "app 2", "second a", "second b"])
+    }
+}

@@ -33,7 +33,7 @@ public struct ContainerValues: Sendable {
     /// ```
     public subscript<Key: ContainerValueKey>(key: Key.Type) -> Key.Value {
         get { table.value(StorageID(container: key), as: Key.Value.self) ?? Key.defaultValue }
-        set { table = table.setting(StorageID(container: key), to: ValueBox(newValue, entry: key)) }
+        set { table.set(StorageID(container: key), to: ValueBox(newValue, entry: key)) }
     }
 
     /// Removes the value stored under `key`: it reads as the key's default again.
@@ -42,6 +42,6 @@ public struct ContainerValues: Sendable {
     /// module.update { $0.containerValues.removeValue(for: DisplayNameKey.self) }
     /// ```
     public mutating func removeValue<Key: ContainerValueKey>(for key: Key.Type) {
-        table = table.removing(StorageID(container: key))
+        table.remove(StorageID(container: key))
     }
 }

@@ -48,7 +48,7 @@ public struct PreferenceValues: Sendable {
             if let subtree { return subtree.reducePreference(key) }
             return table.value(StorageID(preference: key), as: Key.Value.self) ?? Key.defaultValue
         }
-        set { table = table.setting(StorageID(preference: key), to: ValueBox(newValue, entry: key)) }
+        set { table.set(StorageID(preference: key), to: ValueBox(newValue, entry: key)) }
     }
 
     /// Removes this context's value for `key`: it no longer contributes to the reduction.
@@ -57,6 +57,6 @@ public struct PreferenceValues: Sendable {
     /// billing.update { $0.preferences.removeValue(for: RoutesKey.self) }
     /// ```
     public mutating func removeValue<Key: PreferenceKey>(for key: Key.Type) {
-        table = table.removing(StorageID(preference: key))
+        table.remove(StorageID(preference: key))
     }
 }

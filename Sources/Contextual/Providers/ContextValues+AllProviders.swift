@@ -34,12 +34,11 @@ extension ContextValues {
         _ factory: @escaping @Sendable (Context) throws -> Object
     ) {
         let id = StorageID(object: ProviderList<Object>.self)
-        let current = (own.box(id) ?? inherited.box(id)) as? ProviderList<Object>
-        let ownCount = own.box(id) == nil ? 0 : current?.ownCount ?? 0
         let provider = ProviderBox(entry: type, lifetime: lifetime, factory: .sync(factory))
-        own = own.setting(
-            id,
-            to: ProviderList(providers: (current?.providers ?? []) + [provider], ownCount: ownCount + 1)
-        )
+        if let own = own.box(id) as? ProviderList<Object> {
+            self.own.set(id, to: own.appending(provider))
+        } else {
+            self.own.set(id, to: ProviderList(provider, after: inherited.box(id) as? ProviderList<Object>))
+        }
     }
 }

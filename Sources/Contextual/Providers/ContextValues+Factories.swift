@@ -34,7 +34,7 @@ extension ContextValues {
             role: .factory
         )
         let factoryType = Factory<Arguments, Object>.self
-        own = own.setting(
+        own.set(
             StorageID(object: factoryType),
             to: ProviderBox(
                 entry: factoryType,

@@ -53,7 +53,7 @@ extension ContextValues {
             guard let forwarded = object as? Forwarded else {
                 preconditionFailure("Contextual: forward(\(type), to: \(primary)): the object is not a \(type).")
             }
-            own = own.setting(StorageID(object: type), to: ValueBox(forwarded, entry: type))
+            own.set(StorageID(object: type), to: ValueBox(forwarded, entry: type))
             return
         }
         let source = provider(raw, as: primary)
@@ -72,7 +72,7 @@ extension ContextValues {
             async = { context in try convert(try await source.resolveAsync(from: context)) }
         }
         let factory = ProviderBox<Forwarded>.Factory.forwarding(sync, async: async)
-        own = own.setting(
+        own.set(
             StorageID(object: type),
             to: ProviderBox(
                 entry: type,

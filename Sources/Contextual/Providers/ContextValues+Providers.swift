@@ -34,7 +34,7 @@ extension ContextValues {
         lifetime: Lifetime,
         _ factory: @escaping @Sendable (Context) throws -> Object
     ) {
-        own = own.setting(
+        own.set(
             StorageID(object: type),
             to: ProviderBox(entry: type, lifetime: lifetime, factory: .sync(factory))
         )
@@ -61,7 +61,7 @@ extension ContextValues {
         lifetime: Lifetime,
         _ factory: @escaping @Sendable (Context) async throws -> Object
     ) {
-        own = own.setting(
+        own.set(
             StorageID(object: type),
             to: ProviderBox(entry: type, lifetime: lifetime, factory: .async(factory))
         )
@@ -101,7 +101,7 @@ extension ContextValues {
                 + "unchanged, like `get { self[MyKey.self] }`; the getter of \(keyPath) read "
                 + "\(read.map { "\($0.entry)" }). Fix: register the provider on the key's own accessor."
         )
-        own = own.setting(
+        own.set(
             read[0].id,
             to: ProviderBox(entry: read[0].entry, lifetime: lifetime, factory: .sync(factory))
         )

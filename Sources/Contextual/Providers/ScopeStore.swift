@@ -281,7 +281,11 @@ extension ScopeStore.State {
             if closed {
                 outcome = .closed
             } else {
-                self.built.append(ScopeStore.BuiltObject(builder: .provider(provider), object: shutdown))
+                // A singleton that needs no shutdown is listed by its label alone: its provider may be
+                // removed by an update long before its registrar ends, and goes then, with its object.
+                let builder: ScopeStore.Builder =
+                    shutdown == nil && provider.lifetime == .singleton ? .adopted(provider.label) : .provider(provider)
+                self.built.append(ScopeStore.BuiltObject(builder: builder, object: shutdown))
                 if scopeEnded.load(ordering: .acquiring) { outcome = .ended }
             }
         }
@@ -354,8 +358,8 @@ extension ScopeStore {
 // MARK: - Builder
 
 extension ScopeStore {
-    /// What built an object a scope shuts down: one of its providers, or, for an object taken over from a
-    /// throwaway scope, the label it had there.
+    /// What built an object a scope shuts down: one of its providers, or its label alone (an object taken
+    /// over from a throwaway scope, or a singleton that needs no shutdown).
     enum Builder {
         /// A provider (an ``AnyProviderBox``), kept as a plain reference: a scope is made and ended per
         /// request, and releasing a reference costs less than destroying an existential.

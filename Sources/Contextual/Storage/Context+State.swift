@@ -234,7 +234,8 @@ extension Context {
                 table = table.removing(id)
             }
         }
-        return table
+        // A box of an ancestor's earlier state, hidden under the entry replaced, goes with that state.
+        return table.releasingHidden(unlessKeptBy: initial.inherited)
     }
 
     /// The box of the nearest ancestor that sets `id` now (`.some(nil)` when none does); nil when an

@@ -19,22 +19,22 @@ struct FrozenTable: Sendable {
     /// The only entry of a one-entry table (owning its box); with `storage`, the overlay entry (nil for
     /// an overlay that removes `singleID`); else `nil`.
     @usableFromInline
-    let single: (any ContextBox)?
+    var single: (any ContextBox)?
     /// The identity of `single` (0 for none), and its box's address (0 for none or a removal), for
     /// lookups.
     @usableFromInline
-    let singleID: UInt
+    var singleID: UInt
     @usableFromInline
-    let singleBox: UInt
+    var singleBox: UInt
     /// The slots of a table of two entries or more.
     @usableFromInline
-    let storage: TableStorage?
+    var storage: TableStorage?
     /// The number of entries (above bit 4), whether the table belongs to values being assigned through a
     /// key path (bit 3, see ``ContextValues/assign(_:at:)``), whether one entry is a test environment (bit
     /// 2, see `TestEnvironment`), whether one is local (bit 1) and whether one is a provider's (bit 0): kept
     /// as a plain word so that asking needs no access to the references above.
     @usableFromInline
-    let summary: UInt
+    var summary: UInt
 
     /// A table with no entries: made in place, so that it costs no global access and no reference count.
     @inlinable
@@ -279,6 +279,68 @@ struct FrozenTable: Sendable {
         return FrozenTable(all)
     }
 
+    // MARK: - Building in place
+
+    /// Stores `box` under `id`, replacing any entry already there, as ``setting(_:to:)`` does: in place
+    /// when this table's hash table is its own (no other table holds it), so that a context configured
+    /// with *n* entries, one by one, is built in O(*n*) in all.
+    ///
+    /// - Complexity: Amortized O(1): O(1) and no allocation as ``setting(_:to:)``, or in place; else one
+    ///   copy, in O(*n*) for *n* entries, which the next writes then change in place.
+    @usableFromInline
+    mutating func set(_ id: StorageID, to box: any ContextBox) {
+        guard isKnownUniquelyReferenced(&storage), let storage else {
+            self = setting(id, to: box)
+            return
+        }
+        foldOverlay(into: storage)
+        storage.insert(id.raw, box)
+        self = FrozenTable(storage: storage)
+    }
+
+    /// Removes the entry under `id`, as ``removing(_:)`` does: in place when this table's hash table is
+    /// its own.
+    ///
+    /// - Complexity: As ``set(_:to:)``.
+    mutating func remove(_ id: StorageID) {
+        guard rawBox(id) != 0 else { return }
+        guard isKnownUniquelyReferenced(&storage), let storage else {
+            self = removing(id)
+            return
+        }
+        foldOverlay(into: storage)
+        storage.remove(id.raw)
+        self = FrozenTable(storage: storage)
+    }
+
+    /// Writes the overlay entry, if any, into `storage`, this table's own hash table.
+    private func foldOverlay(into storage: TableStorage) {
+        guard singleID != 0 else { return }
+        if let single { storage.insert(singleID, single) } else { storage.remove(singleID) }
+    }
+
+    /// This table, holding no box that it hides: an overlay entry that replaces or removes an entry of
+    /// the hash table below it becomes an overlay over a hash table without that entry, so that the box
+    /// replaced is released with the last table that shows it, not kept by the hash table the new one
+    /// shares. What ``Context/update(_:)`` publishes, and a context's refreshed inherited values: the
+    /// first update of an entry copies the hash table once; later updates of that entry replace the
+    /// overlay alone.
+    ///
+    /// A box hidden in the hash table of `kept` (a context's initial values, which live as long as the
+    /// context anyway) is left where it is.
+    ///
+    /// - Complexity: O(1) when nothing is hidden; else O(*n*) for *n* entries, and one allocation.
+    func releasingHidden(unlessKeptBy kept: borrowing FrozenTable) -> FrozenTable {
+        guard let storage, singleID != 0, storage !== kept.storage, storage.rawBox(singleID) != 0 else {
+            return self
+        }
+        var below = storage.boxes
+        below[singleID] = nil
+        let rest = TableStorage(below)
+        guard let single else { return FrozenTable(storage: rest) }
+        return FrozenTable(storage: rest, overlaying: singleID, with: single, boxAddress: singleBox)
+    }
+
     /// The identities of the entries that differ between `self` and `earlier`: set to another box, added
     /// or removed.
     /// An entry whose new box holds the same value as the old one (the same object, or an equal
@@ -342,21 +404,25 @@ struct FrozenTable: Sendable {
 /// The slots of a table of two entries or more: raw words for lookups, and the boxes they point to.
 @usableFromInline
 final class TableStorage: Sendable {
+    // Invariant: a storage changes (`insert(_:_:)`, `remove(_:)`) only while one table alone holds it, as
+    // the value being built (see `FrozenTable.set(_:to:)`): before any other table, context or thread can
+    // reach it. From then on it is read only, by any thread, without a lock; hence `nonisolated(unsafe)`.
+
     /// Pairs of words: an identity (0 for an empty slot) and its box's address.
     @usableFromInline
-    nonisolated(unsafe) let slots: UnsafeMutablePointer<UInt>
+    nonisolated(unsafe) private(set) var slots: UnsafeMutablePointer<UInt>
     @usableFromInline
-    let mask: Int
+    nonisolated(unsafe) private(set) var mask: Int
     @usableFromInline
-    let shift: UInt
-    let count: Int
-    /// Whether any box is a provider's.
-    let hasProviders: Bool
-    let hasLocalEntries: Bool
+    nonisolated(unsafe) private(set) var shift: UInt
+    nonisolated(unsafe) private(set) var count: Int
+    /// Whether any box is a provider's (a box replaced in place may leave it set: only reads' path).
+    nonisolated(unsafe) private(set) var hasProviders: Bool
+    nonisolated(unsafe) private(set) var hasLocalEntries: Bool
     /// Whether one entry is a test environment's.
-    let hasTestEnvironment: Bool
+    nonisolated(unsafe) private(set) var hasTestEnvironment: Bool
     /// The owners of the boxes that `slots` points to.
-    let boxes: [UInt: any ContextBox]
+    nonisolated(unsafe) private(set) var boxes: [UInt: any ContextBox]
 
     init(_ entries: [UInt: any ContextBox]) {
         var bits: UInt = 1
@@ -388,6 +454,71 @@ final class TableStorage: Sendable {
 
     deinit {
         slots.deallocate()
+    }
+
+    // MARK: - Changing in place
+
+    /// Stores `box` under `raw`, growing the slots when they would be more than half full. Only while one
+    /// table alone holds this storage (see the invariant above).
+    ///
+    /// - Complexity: Amortized O(1).
+    func insert(_ raw: UInt, _ box: any ContextBox) {
+        if boxes.updateValue(box, forKey: raw) == nil {
+            count += 1
+            if count * 2 > mask + 1 { rehash(capacity: (mask + 1) * 2) }
+        }
+        var index = TableStorage.index(of: raw, shift: shift)
+        while slots[index * 2] != 0 && slots[index * 2] != raw { index = (index + 1) & mask }
+        slots[index * 2] = raw
+        slots[index * 2 + 1] = address(of: box)
+        hasProviders = hasProviders || box.addressTag != 0
+        hasLocalEntries = hasLocalEntries || StorageID(raw: raw).isLocal
+        hasTestEnvironment = hasTestEnvironment || raw == TestEnvironment.storageID.raw
+    }
+
+    /// Removes the entry under `raw`, if any, shifting back the entries probed past it (no tombstones).
+    /// Only while one table alone holds this storage.
+    ///
+    /// - Complexity: O(1) on average.
+    func remove(_ raw: UInt) {
+        guard boxes.removeValue(forKey: raw) != nil else { return }
+        count -= 1
+        var hole = TableStorage.index(of: raw, shift: shift)
+        while slots[hole * 2] != raw { hole = (hole + 1) & mask }
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let id = slots[next * 2]
+            if id == 0 { break }
+            // An entry moves into the hole unless its home lies cyclically in (hole, next].
+            let home = TableStorage.index(of: id, shift: shift)
+            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if stays { continue }
+            slots[hole * 2] = id
+            slots[hole * 2 + 1] = slots[next * 2 + 1]
+            hole = next
+        }
+        slots[hole * 2] = 0
+        slots[hole * 2 + 1] = 0
+    }
+
+    /// Moves every entry into new slots of `capacity` (a power of two).
+    private func rehash(capacity: Int) {
+        let old = slots
+        let oldCapacity = mask + 1
+        var bits: UInt = 1
+        while (1 << bits) < capacity { bits += 1 }
+        slots = UnsafeMutablePointer<UInt>.allocate(capacity: capacity * 2)
+        slots.initialize(repeating: 0, count: capacity * 2)
+        mask = capacity - 1
+        shift = UInt(UInt.bitWidth) - bits
+        for index in 0..<oldCapacity where old[index * 2] != 0 {
+            var target = TableStorage.index(of: old[index * 2], shift: shift)
+            while slots[target * 2] != 0 { target = (target + 1) & mask }
+            slots[target * 2] = old[index * 2]
+            slots[target * 2 + 1] = old[index * 2 + 1]
+        }
+        old.deallocate()
     }
 
     @inlinable

@@ -20,9 +20,10 @@ import Darwin
 /// epoch, and leaves by uncounting itself. A writer that replaces a state hands the old one to
 /// ``retire(_:)``; it is released once the epoch has advanced twice since, and the epoch advances only
 /// when no reader is counted under the parity of the epoch before the current one. Nothing waits: a
-/// writer that finds readers still inside leaves the state for a later writer (or for the tree's end),
-/// so a read that runs user code (a default value, a key-path getter) may itself write without
-/// deadlock.
+/// writer that finds readers still inside leaves the state listed, and the reader that leaves last
+/// releases it (``leave(_:)`` finds `hasRetired` set), so that nothing replaced outlives the reads that
+/// could still see it, and a read that runs user code (a default value, a key-path getter) may itself
+/// write without deadlock.
 ///
 /// `@unchecked Sendable`: the counters live in memory this class allocates and owns, accessed only
 /// through atomics; the retired list is behind the class's own `Mutex`.
@@ -40,6 +41,12 @@ final class ReadDomain: @unchecked Sendable {
     let counters: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline
     let epoch = Atomic<UInt>(0)
+    /// Whether objects are listed in `retired`, waiting for readers to leave: set under the list's lock
+    /// when one is listed, cleared there when the list empties. Sequentially consistent on both sides,
+    /// with the readers' counters: a writer stores it then loads the counters, a reader decrements its
+    /// counter then loads it, so either the writer sees the reader gone or the reader sees the flag.
+    @usableFromInline
+    let hasRetired = Atomic<Bool>(false)
     private let retired = Locked<[(epoch: UInt, object: any AnyObject & Sendable)]>.make([])
 
     init() {
@@ -82,10 +89,18 @@ final class ReadDomain: @unchecked Sendable {
         return Ticket(counter: counter)
     }
 
-    /// Leaves a read entered with `ticket`.
+    /// Leaves a read entered with `ticket`; releases what waited for this reader to leave, if anything.
     @inlinable
     func leave(_ ticket: Ticket) {
-        ticket.counter.pointee.wrappingSubtract(1, ordering: .releasing)
+        ticket.counter.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        if hasRetired.load(ordering: .sequentiallyConsistent) { reclaimAfterLeaving() }
+    }
+
+    /// ``reclaim()``, for a reader that left while objects were listed; kept out of line, off the read
+    /// path.
+    @usableFromInline @inline(never)
+    func reclaimAfterLeaving() {
+        reclaim()
     }
 
     @inlinable
@@ -122,6 +137,7 @@ final class ReadDomain: @unchecked Sendable {
             let now = epoch.load(ordering: .sequentiallyConsistent)
             if list.isEmpty && advanceEpoch(from: now) && advanceEpoch(from: now &+ 1) { return false }
             list.append((now, object))
+            hasRetired.store(true, ordering: .sequentiallyConsistent)
             return true
         }
         if !listed { return }
@@ -145,6 +161,7 @@ final class ReadDomain: @unchecked Sendable {
                 released.append(entry.object)
                 return true
             }
+            if list.isEmpty { hasRetired.store(false, ordering: .sequentiallyConsistent) }
             return list.isEmpty
         }
         // Released here, outside the lock: a value's deinit is user code.

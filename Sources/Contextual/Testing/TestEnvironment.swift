@@ -66,7 +66,7 @@ extension ContextValues {
 
     /// Stores `environment`, making these a test context's values.
     mutating func setTestEnvironment(_ environment: TestEnvironment) {
-        own = own.setting(
+        own.set(
             TestEnvironment.storageID,
             to: ValueBox(Optional(environment), entry: TestEnvironmentKey.self)
         )
