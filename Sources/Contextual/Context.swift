@@ -42,8 +42,18 @@ public final class Context: Sendable {
     /// outlives its host, its parent is `nil` and it keeps the values it inherited.
     public var parent: Context? {
         if parentBits == 0 { return nil }
+        let ticket = tree.readers.enter()
+        defer { tree.readers.leave(ticket) }
+        return parentInsideRead
+    }
+
+    /// ``parent``, for a caller inside a read section of the tree's domain. A context that becomes an
+    /// owned member hands its strong reference to its parent to the domain, which releases it once the
+    /// reads that may have found it strong have left (see `register(_:ownership:)`): the reference taken
+    /// here from `parentBits` is never taken from a parent already released.
+    var parentInsideRead: Context? {
+        if parentBits == 0 { return nil }
         if holdsParentWeakly { return membershipIfMade?.host }
-        // Safe: this context holds a reference to its parent for as long as it lives.
         return ReferenceWord.instance(parentBits, as: Context.self)
     }
 

@@ -14,6 +14,10 @@ struct Measure: Hashable, Sendable {
     let system: System
     let iterations: Int
     var build: Build = .release
+    /// Runs before those counted (and at both counts), so that what happens once is not counted.
+    var warmUp = 100
+    /// Whether its allocations are counted too (memcheck), besides its instructions.
+    var countsAllocations = true
 
     /// The scenario's name, as `--run-one` takes it.
     var scenarioName: String { "\(group) · \(system.rawValue)" }
@@ -32,11 +36,15 @@ enum Requirement: Sendable {
     case ratio(contextual: Measure, peer: Measure, required: Double)
     /// At most `atMost` allocations per operation.
     case allocations(Measure, atMost: Double)
+    /// `large`'s instructions over `small`'s at most `atMost`: a size ten times larger costs at most
+    /// `atMost` times more.
+    case scaling(small: Measure, large: Measure, atMost: Double)
 
     var measures: [Measure] {
         switch self {
         case .ratio(let contextual, let peer, _): [contextual, peer]
         case .allocations(let measure, _): [measure]
+        case .scaling(let small, let large, _): [small, large]
         }
     }
 }
@@ -59,102 +67,126 @@ private let serverRequest = Measure(group: serverRequestGroup, system: .contextu
 private let scopedObject = Measure(group: scopedObjectGroup, system: .contextual, iterations: expensive)
 
 /// Every target of issue 13 this counter checks (target h stays with contextual-compare's timings).
-let countTargets: [CountTarget] = [
+let countTargets: [CountTarget] =
+    [
+        CountTarget(
+            name: "a. request as a server runs it vs swift-dependencies ≥ 3x (instructions)",
+            requirement: .ratio(
+                contextual: serverRequest,
+                peer: Measure(group: serverRequestGroup, system: .dependencies, iterations: expensive),
+                required: 3
+            )
+        ),
+        CountTarget(
+            name: "a. request as a server runs it: at most 8 allocations",
+            requirement: .allocations(serverRequest, atMost: 8)
+        ),
+        CountTarget(
+            name: "b. scope { } + 1 scoped object + 1 read vs withDependencies + 2 reads ≥ 3x (instructions)",
+            requirement: .ratio(
+                contextual: scopedObject,
+                peer: Measure(group: scopedObjectGroup, system: .dependencies, iterations: expensive),
+                required: 3
+            )
+        ),
+        CountTarget(
+            name: "b. scope { } + 1 scoped object + 1 read: at most 8 allocations",
+            requirement: .allocations(scopedObject, atMost: 8)
+        ),
+        CountTarget(
+            name: "c. lazy singleton first resolve vs Swinject ≥ 1.5x (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: lazyFirstGroup, system: .contextual, iterations: expensive),
+                peer: Measure(group: lazyFirstGroup, system: .swinject, iterations: expensive),
+                required: 1.5
+            )
+        ),
+        CountTarget(
+            name: "d. root update + first read at a leaf no dearer than swift-dependencies' override (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: updateFirstReadGroup, system: .contextual, iterations: expensive),
+                peer: Measure(group: updateFirstReadGroup, system: .dependencies, iterations: expensive),
+                required: 1
+            )
+        ),
+        CountTarget(
+            name: "d. steady read after an update within 1.5x of a tree never updated (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: steadyAfterUpdateGroup, system: .contextual, iterations: cheap),
+                peer: Measure(group: steadyNeverUpdatedGroup, system: .contextual, iterations: cheap),
+                required: 1 / 1.5
+            )
+        ),
+        CountTarget(
+            name: "e. notify, 1 subscriber no dearer than OpenCombine @Published (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: notifyOneGroup, system: .contextual, iterations: medium),
+                peer: Measure(group: notifyOneGroup, system: .openCombine, iterations: medium),
+                required: 1
+            )
+        ),
+        CountTarget(
+            name: "e. notify, 0 subscribers no dearer than Observation (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: notifyNoneGroup, system: .contextual, iterations: medium),
+                peer: Measure(group: notifyNoneGroup, system: .observation, iterations: medium),
+                required: 1
+            )
+        ),
+        CountTarget(
+            name: "e. observed read no dearer than Observation (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: observedReadGroup, system: .contextual, iterations: cheap),
+                peer: Measure(group: observedReadGroup, system: .observation, iterations: cheap),
+                required: 1
+            )
+        ),
+        CountTarget(
+            name: "f. @Injected in a final class within 1.5x of the struct form (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: injectedInClassGroup, system: .contextual, iterations: cheap),
+                peer: Measure(group: flagshipGroup, system: .contextual, iterations: cheap),
+                required: 1 / 1.5
+            )
+        ),
+        CountTarget(
+            name:
+                "f. Injected as a let of a final class, read as database(), within 1.5x of the struct form (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: injectedLetInClassGroup, system: .contextual, iterations: cheap),
+                peer: Measure(group: flagshipGroup, system: .contextual, iterations: cheap),
+                required: 1 / 1.5
+            )
+        ),
+        CountTarget(
+            name: "g. debug build: warm @Injected vs @Dependency ≥ 30x (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: flagshipGroup, system: .contextual, iterations: medium, build: .debug),
+                peer: Measure(group: flagshipGroup, system: .dependencies, iterations: medium, build: .debug),
+                required: 30
+            )
+        ),
+    ] + registrationTargets
+
+/// Registering providers is linear in their number: each size ten times larger costs at most 12x more
+/// (amortized O(1) per registration, with room for caches that a larger table no longer fits).
+private let registrationTargets: [CountTarget] = zip(registrationSizes, registrationSizes.dropFirst()).map {
+    small,
+    large in
     CountTarget(
-        name: "a. request as a server runs it vs swift-dependencies ≥ 3x (instructions)",
-        requirement: .ratio(
-            contextual: serverRequest,
-            peer: Measure(group: serverRequestGroup, system: .dependencies, iterations: expensive),
-            required: 3
-        )
-    ),
-    CountTarget(
-        name: "a. request as a server runs it: at most 8 allocations",
-        requirement: .allocations(serverRequest, atMost: 8)
-    ),
-    CountTarget(
-        name: "b. scope { } + 1 scoped object + 1 read vs withDependencies + 2 reads ≥ 3x (instructions)",
-        requirement: .ratio(
-            contextual: scopedObject,
-            peer: Measure(group: scopedObjectGroup, system: .dependencies, iterations: expensive),
-            required: 3
-        )
-    ),
-    CountTarget(
-        name: "b. scope { } + 1 scoped object + 1 read: at most 8 allocations",
-        requirement: .allocations(scopedObject, atMost: 8)
-    ),
-    CountTarget(
-        name: "c. lazy singleton first resolve vs Swinject ≥ 1.5x (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: lazyFirstGroup, system: .contextual, iterations: expensive),
-            peer: Measure(group: lazyFirstGroup, system: .swinject, iterations: expensive),
-            required: 1.5
-        )
-    ),
-    CountTarget(
-        name: "d. root update + first read at a leaf no dearer than swift-dependencies' override (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: updateFirstReadGroup, system: .contextual, iterations: expensive),
-            peer: Measure(group: updateFirstReadGroup, system: .dependencies, iterations: expensive),
-            required: 1
-        )
-    ),
-    CountTarget(
-        name: "d. steady read after an update within 1.5x of a tree never updated (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: steadyAfterUpdateGroup, system: .contextual, iterations: cheap),
-            peer: Measure(group: steadyNeverUpdatedGroup, system: .contextual, iterations: cheap),
-            required: 1 / 1.5
-        )
-    ),
-    CountTarget(
-        name: "e. notify, 1 subscriber no dearer than OpenCombine @Published (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: notifyOneGroup, system: .contextual, iterations: medium),
-            peer: Measure(group: notifyOneGroup, system: .openCombine, iterations: medium),
-            required: 1
-        )
-    ),
-    CountTarget(
-        name: "e. notify, 0 subscribers no dearer than Observation (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: notifyNoneGroup, system: .contextual, iterations: medium),
-            peer: Measure(group: notifyNoneGroup, system: .observation, iterations: medium),
-            required: 1
-        )
-    ),
-    CountTarget(
-        name: "e. observed read no dearer than Observation (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: observedReadGroup, system: .contextual, iterations: cheap),
-            peer: Measure(group: observedReadGroup, system: .observation, iterations: cheap),
-            required: 1
-        )
-    ),
-    CountTarget(
-        name: "f. @Injected in a final class within 1.5x of the struct form (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: injectedInClassGroup, system: .contextual, iterations: cheap),
-            peer: Measure(group: flagshipGroup, system: .contextual, iterations: cheap),
-            required: 1 / 1.5
-        )
-    ),
-    CountTarget(
-        name:
-            "f. Injected as a let of a final class, read as database(), within 1.5x of the struct form (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: injectedLetInClassGroup, system: .contextual, iterations: cheap),
-            peer: Measure(group: flagshipGroup, system: .contextual, iterations: cheap),
-            required: 1 / 1.5
-        )
-    ),
-    CountTarget(
-        name: "g. debug build: warm @Injected vs @Dependency ≥ 30x (instructions)",
-        requirement: .ratio(
-            contextual: Measure(group: flagshipGroup, system: .contextual, iterations: medium, build: .debug),
-            peer: Measure(group: flagshipGroup, system: .dependencies, iterations: medium, build: .debug),
-            required: 30
-        )
-    ),
-]
+        name: "registering \(large) providers in one block at most 12x \(small) (instructions)",
+        requirement: .scaling(small: registration(small), large: registration(large), atMost: 12)
+    )
+}
+
+/// One context made with `count` registrations: counted at 2,000 registrations in all at least, with one
+/// context made before, for what happens once (the types' metadata, the first allocations).
+private func registration(_ count: Int) -> Measure {
+    Measure(
+        group: registrationGroup(count),
+        system: .contextual,
+        iterations: max(1, 2_000 / count),
+        warmUp: 1,
+        countsAllocations: false
+    )
+}

@@ -60,6 +60,18 @@ func judge(_ target: CountTarget, figures: [Measure: Figures], knownMisses: Set<
             value: ratio,
             verdict: verdict(met: ratio >= required * (1 - margin))
         )
+    case .scaling(let small, let large, let atMost):
+        guard let smaller = figures[small], let larger = figures[large] else {
+            return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
+        }
+        let ratio = larger.instructions / max(smaller.instructions, 1)
+        return Judged(
+            target: target,
+            contextual: larger,
+            peer: smaller,
+            value: ratio,
+            verdict: verdict(met: ratio <= atMost)
+        )
     case .allocations(let measure, let atMost):
         guard let mine = figures[measure] else {
             return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
@@ -118,6 +130,10 @@ func markdownTable(_ judged: [Judged]) -> String {
         case .allocations(_, let atMost):
             row += "\(describe(entry.contextual)) | — | \(entry.value.map { "\(formatCount($0)) allocs" } ?? "—") | "
             row += "≤ \(formatCount(atMost)) allocs"
+        case .scaling(let small, _, let atMost):
+            let instructions = { (figures: Figures?) in figures.map { "\(formatCount($0.instructions)) Ir" } ?? "—" }
+            row += "\(instructions(entry.contextual)) | \(small.group): \(instructions(entry.peer)) | "
+            row += (entry.value.map(formatRatio) ?? "—") + " | ≤ \(formatRatio(atMost))"
         }
         table += row + " | \(entry.verdict.text) |\n"
     }

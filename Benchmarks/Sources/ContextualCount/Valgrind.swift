@@ -7,7 +7,6 @@ import Foundation
 struct Valgrind {
     /// Where the output files go.
     let directory: String
-    let warmUp: Int
 
     enum Failure: Error, CustomStringConvertible {
         case failed(String, status: Int32, output: String)
@@ -24,14 +23,15 @@ struct Valgrind {
     }
 
     /// Instructions executed (callgrind's Ir) by `runner --run-one scenario --iterations n`, every thread.
-    func instructions(_ runner: String, _ scenario: String, iterations: Int) throws -> Int {
+    func instructions(_ runner: String, _ scenario: String, iterations: Int, warmUp: Int) throws -> Int {
         let outFile = directory + "/callgrind.out"
         try? FileManager.default.removeItem(atPath: outFile)
         let log = try run(
             ["--tool=callgrind", "--callgrind-out-file=\(outFile)"],
             runner,
             scenario,
-            iterations
+            iterations,
+            warmUp: warmUp
         )
         let profile = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
         if let total = Self.callgrindTotal(profile: profile) ?? Self.callgrindCollected(log: log) { return total }
@@ -40,18 +40,25 @@ struct Valgrind {
 
     /// Allocations (memcheck's "total heap usage: X allocs": malloc, calloc, realloc, memalign,
     /// posix_memalign, aligned_alloc and the C++ `new`s alike) made by the same command.
-    func allocations(_ runner: String, _ scenario: String, iterations: Int) throws -> Int {
+    func allocations(_ runner: String, _ scenario: String, iterations: Int, warmUp: Int) throws -> Int {
         let log = try run(
             ["--tool=memcheck", "--leak-check=no", "--undef-value-errors=no"],
             runner,
             scenario,
-            iterations
+            iterations,
+            warmUp: warmUp
         )
         if let count = Self.memcheckAllocations(log: log) { return count }
         throw Failure.unreadable("allocation count", output: log)
     }
 
-    private func run(_ tool: [String], _ runner: String, _ scenario: String, _ iterations: Int) throws -> String {
+    private func run(
+        _ tool: [String],
+        _ runner: String,
+        _ scenario: String,
+        _ iterations: Int,
+        warmUp: Int
+    ) throws -> String {
         let arguments =
             tool + [
                 runner, "--run-one", scenario, "--iterations", String(iterations), "--warm-up", String(warmUp),

@@ -75,7 +75,7 @@ if let debugRunner, targets.contains(where: { $0.requirement.measures.contains {
 let directory = NSTemporaryDirectory() + "contextual-count-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
-let valgrind = Valgrind(directory: directory, warmUp: warmUp)
+let valgrind = Valgrind(directory: directory)
 
 var measures: [Measure] = []
 for target in targets {
@@ -97,18 +97,23 @@ for measure in measures {
     let count = measure.iterations
     do {
         let instructions = try [count, 2 * count].map {
-            try valgrind.instructions(runner, measure.scenarioName, iterations: $0)
+            try valgrind.instructions(runner, measure.scenarioName, iterations: $0, warmUp: measure.warmUp)
         }
-        let allocations = try [count, 2 * count].map {
-            try valgrind.allocations(runner, measure.scenarioName, iterations: $0)
-        }
+        // A scaling target compares instructions only: its allocations are not counted (memcheck would
+        // double the minutes of the largest size).
+        let allocations =
+            measure.countsAllocations
+            ? try [count, 2 * count].map {
+                try valgrind.allocations(runner, measure.scenarioName, iterations: $0, warmUp: measure.warmUp)
+            } : [0, 0]
         let measured = Figures(
             instructions: Double(instructions[1] - instructions[0]) / Double(count),
             allocations: Double(allocations[1] - allocations[0]) / Double(count)
         )
         figures[measure] = measured
         let seconds = Int(Date().timeIntervalSince(start).rounded())
-        print("  \(measure.label), N = \(count): \(describe(measured)) per operation (\(seconds) s)")
+        let shown = measure.countsAllocations ? describe(measured) : "\(formatCount(measured.instructions)) Ir"
+        print("  \(measure.label), N = \(count): \(shown) per operation (\(seconds) s)")
     } catch {
         print("contextual-count: counting \(measure.label) failed: \(error)")
         exit(1)

@@ -56,9 +56,15 @@ extension BootReport {
         return text
     }
 
+    /// `seconds` in milliseconds to a tenth (`12.3 ms`), whatever a report holds: a time too large for an
+    /// integer count of tenths, or not a number (a report built or edited by hand), is shown as Swift
+    /// prints it (`1e+18 ms`, `inf ms`, `nan ms`) instead of stopping the process.
     private func milliseconds(_ seconds: Double) -> String {
-        let tenths = Int((seconds * 10_000).rounded())
-        return "\(tenths / 10).\(tenths % 10) ms"
+        let tenths = (seconds * 10_000).rounded()
+        // Below 2^53 every integer is exact, and far below `Int.max`.
+        guard tenths.magnitude < 9_007_199_254_740_992 else { return "\(seconds * 1000) ms" }
+        let count = Int(tenths.magnitude)
+        return "\(tenths < 0 ? "-" : "")\(count / 10).\(count % 10) ms"
     }
 
     private func quoted(_ text: String) -> String {

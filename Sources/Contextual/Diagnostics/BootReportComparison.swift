@@ -152,7 +152,10 @@ public struct BootReportComparison: Sendable, Codable, Hashable {
             return "slower: \(slowdown.provider), \(ratio)x its baseline"
         }
         lines += newProblems.map { "new problem: [\($0.code)] \($0.message)" }
-        lines.append("longest dependency path: \(longestPath[0]) in the baseline, \(longestPath[1]) now")
+        // Two counts when the comparison made them; a comparison decoded from elsewhere may hold others.
+        if longestPath.count == 2 {
+            lines.append("longest dependency path: \(longestPath[0]) in the baseline, \(longestPath[1]) now")
+        }
         lines.append("verdict: \(passed ? "passed" : "failed")")
         return lines.joined(separator: "\n")
     }

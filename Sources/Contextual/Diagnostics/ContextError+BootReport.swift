@@ -1,4 +1,5 @@
-// The errors of boot reports: a baseline of another format, a build still running at the deadline.
+// The errors of boot reports: a baseline of another format or breaking its rules, a build still running at
+// the deadline.
 
 // MARK: - Boot report errors
 
@@ -22,9 +23,23 @@ extension ContextError {
             requestedType: "BootReport",
             searchedContexts: [],
             message: "the text read from \(source) is not a boot report of format version "
-                + "\(BootReport.currentFormatVersion) (no `formatVersion`, or a field is missing): \(error). Fix: "
+                + "\(BootReport.currentFormatVersion) (no `formatVersion`, or a field is missing or of another type): \(error). Fix: "
                 + "give the JSON written by `BootReport.json`, or make the baseline again.",
             underlyingErrors: [error]
+        )
+    }
+
+    /// A text that reads as a report of this format version, but breaks one of its rules (`violation`):
+    /// edited by hand or corrupted, for `BootReport.json` never writes one.
+    static func invalidBootReport(source: String, violation: BootReport.FormatViolation) -> ContextError {
+        ContextError(
+            code: .incompatibleBootReport,
+            requestedType: "BootReport",
+            searchedContexts: [],
+            message: "the boot report read from \(source) breaks the rules of format version "
+                + "\(BootReport.currentFormatVersion): `\(violation.field)` \(violation.problem). A report written by "
+                + "`BootReport.json` never does: the file was edited by hand or is corrupt. Fix: make the baseline "
+                + "again with this version (write `report.json` of a fresh `bootReport()` to it)."
         )
     }
 

@@ -148,7 +148,8 @@ extension Context {
                 context.registrarLink?.keepWeakReference(to: context)
                 node = context.parent
             }
-            ReferenceWord.release(member.parentBits)
+            // Released once no read that found it strong can still be taking it (see `parentInsideRead`).
+            tree.readers.retire(ReferenceWord.takeRetained(member.parentBits, as: Context.self))
         }
         membershipChanged()
         // A member that ended while it was added is not kept.

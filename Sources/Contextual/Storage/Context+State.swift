@@ -246,7 +246,7 @@ extension Context {
         // whose link to its host (its parent) is then weak.
         // A context that has a parent but reads none (an owned member whose host just went, after its
         // check below) keeps what it inherited: the caller rebuilds the general way.
-        guard let first = parent else { return parentBits == 0 ? .some(nil) : nil }
+        guard let first = parentInsideRead else { return parentBits == 0 ? .some(nil) : nil }
         var next: Context? = first
         while let ancestor = next {
             if ancestor.transformsStorage.bits.load(ordering: .acquiring) != 0 || ancestor.holdsParentWeakly {
@@ -265,7 +265,7 @@ extension Context {
             if let box { return .some(box) }
             if ancestor.parentBits == 0 { return .some(nil) }
             // Nil here: the ancestor became an owned member whose host went since its check above.
-            guard let above = ancestor.parent else { return nil }
+            guard let above = ancestor.parentInsideRead else { return nil }
             next = above
         }
         return .some(nil)
