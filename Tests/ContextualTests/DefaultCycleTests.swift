@@ -17,6 +17,12 @@ private enum SelfReadingKey: ContextKey {
     static var defaultValue: Int { Context.current[SelfReadingKey.self] + 1 }
 }
 
+/// A test value that reads its own key, in the test context that reads it.
+private enum SelfReadingTestValueKey: ContextKey {
+    static var defaultValue: Int { 0 }
+    static var testValue: Int { Context.current[SelfReadingTestValueKey.self] + 1 }
+}
+
 /// Two defaults that read each other, on one thread.
 private enum LoopAKey: ContextKey {
     static var defaultValue: Int { Context.current[LoopBKey.self] + 1 }
@@ -141,6 +147,18 @@ struct DefaultCycleTests {
             )
         )
         #expect(stderr.contains("Fix: a key's `defaultValue` must not read its own key"))
+    }
+
+    @Test("A test value that reads its own key stops the process naming the key, instead of hanging")
+    func testValueSelfLoop() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyAfter(seconds: 10)
+            let test = Context.testing(name: "self-reading")
+            test.run { _ = test[SelfReadingTestValueKey.self] }
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("test value cycle: SelfReadingTestValueKey → SelfReadingTestValueKey."))
+        #expect(stderr.contains("Fix: a key's `testValue` must not read its own key"))
     }
 
     @Test("Two defaults that read each other stop the process with the loop in order, A → B → A")

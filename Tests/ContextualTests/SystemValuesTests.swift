@@ -203,8 +203,7 @@ struct SystemValuesTests {
                 StorageID(key: ActiveProcessorCountKey.self),
             ]
             func computed() -> [Bool] {
-                let table = DefaultValueStore.shared.publishedTable()
-                return ids.map { table.rawBox($0) != 0 }
+                ids.map { DefaultValueStore.shared.publishedBox($0) != 0 }
             }
             let context = Context(name: "app") { $0.buildWaitLimit = .seconds(1) }
             _ = context[\.buildWaitLimit]

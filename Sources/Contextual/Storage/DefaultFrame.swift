@@ -76,7 +76,7 @@ final class DefaultFrame: Sendable {
         for _ in 0..<1024 {
             if let index = mine.firstIndex(where: { $0 === builder }) {
                 let loop = mine[...index].reversed().map(\.label) + labels
-                fatalError(ContextError.defaultCycle(loop).description)
+                fatalError(ContextError.defaultCycle(loop, isTestValue: cell.isTestValue).description)
             }
             guard let further = builder.blockedOn.withLock({ $0 }), let next = further.computer else { return }
             labels.append(further.label)
@@ -94,24 +94,26 @@ final class DefaultFrame: Sendable {
 // MARK: - The error
 
 extension ContextError {
-    /// Defaults that read each other in a loop, e.g. `["ThemeKey", "PaletteKey", "ThemeKey"]`.
-    static func defaultCycle(_ loop: [String]) -> ContextError {
+    /// Defaults (or, in a test context, test values) that read each other in a loop, e.g.
+    /// `["ThemeKey", "PaletteKey", "ThemeKey"]`.
+    static func defaultCycle(_ loop: [String], isTestValue: Bool = false) -> ContextError {
         let path = loop.joined(separator: " → ")
         let first = loop.first ?? "?"
         let reads =
             loop.count <= 2
             ? "'\(first)' reads '\(first)' itself"
             : "'\(first)' reads " + loop.dropFirst().map { "'\($0)'" }.joined(separator: ", which reads ") + " again"
+        let (kind, property) = isTestValue ? ("test value", "testValue") : ("default value", "defaultValue")
         return ContextError(
             code: .defaultCycle,
             requestedType: loop.last,
             searchedContexts: [],
-            message: "default value cycle: \(path). The default value of \(reads) before it is computed. "
-                + "A default is computed once, and a read of its key waits for that computation, so "
-                + "this read would wait for itself forever. Fix: a key's `defaultValue` must not read its own "
-                + "key, directly or through other keys' defaults: make one of them the source, which reads no "
+            message: "\(kind) cycle: \(path). The \(kind) of \(reads) before it is computed. "
+                + "A \(kind) is computed once, and a read of its key waits for that computation, so "
+                + "this read would wait for itself forever. Fix: a key's `\(property)` must not read its own "
+                + "key, directly or through other keys' \(kind)s: make one of them the source, which reads no "
                 + "other key, and derive the others from it with a function they can call, or set the value on "
-                + "a context (such as the root) instead of deriving it in a default.",
+                + "a context (such as the root) instead of deriving it in a \(kind).",
             resolutionPath: loop
         )
     }

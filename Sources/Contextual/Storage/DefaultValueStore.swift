@@ -1,27 +1,33 @@
-// The process-wide store of key defaults, computed once per key, behind a lock.
+// Values computed once per key: the process-wide defaults, or one test context's test values.
 
 import Synchronization
 
 // MARK: - DefaultValueStore
 
-/// The process-wide cache of computed ``ContextKey/defaultValue``s.
+/// Values computed once per key: the process-wide cache of ``ContextKey/defaultValue``s (``shared``), or
+/// one test context's ``ContextKey/testValue``s (each `TestEnvironment` has a store of its own). One
+/// mechanism for both, so that a test value that reads itself is found as a default that does is.
 ///
-/// Reading a default that was already computed takes no lock: the store publishes an immutable
+/// Reading a value that was already computed takes no lock: the store publishes an immutable
 /// ``FrozenTable`` through an atomic word, and readers load it. Publishing a new table (once per key per
-/// process) happens behind the lock; every table ever published stays retained by the store, so a reader
+/// store) happens behind the lock; every table ever published stays retained by the store, so a reader
 /// that loaded an older one keeps reading valid memory. Their total size is bounded by the number of key
 /// types in the program.
 ///
-/// Computing a default runs user code, so it happens outside the store's lock, in that key's
+/// Computing a value runs user code, so it happens outside the store's lock, in that key's
 /// ``DefaultCell``: concurrent first readers of one key wait for the one computation; readers of other keys
-/// do not. A default that reads its own key, directly or through other keys' defaults, would wait for
+/// do not. A value that reads its own key, directly or through other keys' values, would wait for
 /// itself: the cell finds the loop before waiting (see ``DefaultFrame``) and stops the process with
-/// ``ContextError/Code/defaultCycle``.
+/// ``ContextError/Code/defaultCycle``. A test value that is unimplemented is never published: each read of
+/// it takes the slow path, which reports it.
 @usableFromInline
 final class DefaultValueStore: Sendable {
-    /// The cache every context reads from.
+    /// The cache of defaults every context reads from.
     @usableFromInline
-    static let shared = DefaultValueStore()
+    static let shared = DefaultValueStore(holdsTestValues: false)
+
+    /// Whether it holds a test context's test values rather than defaults (for the message of a loop).
+    let holdsTestValues: Bool
 
     /// The bit pattern of an `Unmanaged<TableBox>` kept alive by `state.published`.
     private let current: Atomic<UInt>
@@ -34,7 +40,8 @@ final class DefaultValueStore: Sendable {
         var published: [TableBox] = []
     }
 
-    init() {
+    init(holdsTestValues: Bool) {
+        self.holdsTestValues = holdsTestValues
         let initial = TableBox(.empty)
         self.current = Atomic(ReferenceWord.unretained(initial))
         self.state = Locked.make(State(published: [initial]))
@@ -45,39 +52,50 @@ final class DefaultValueStore: Sendable {
     /// The default value of `key`, computed on first use.
     @inlinable
     func value<Key: ContextKey>(for key: Key.Type) -> Key.Value {
-        if let value = publishedTable().value(StorageID(key: key), as: Key.Value.self) { return value }
+        let raw = publishedBox(StorageID(key: key))
+        if raw != 0 { return unboxValue(raw, as: Key.Value.self) }
         return computeAndPublish(key)
     }
 
+    /// The address of the box published under `id`, or 0: looked up in place, without copying the table
+    /// (which would retain and release its storage).
     @usableFromInline
-    func publishedTable() -> FrozenTable {
+    func publishedBox(_ id: StorageID) -> UInt {
         let bits = current.load(ordering: .acquiring)
-        // Safe: every published table is retained by `state.published` for the store's lifetime.
-        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table }
+        // Safe: every published table, and the boxes it holds, is retained by `state.published` for the
+        // store's lifetime.
+        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table.rawBox(id) }
     }
 
     @usableFromInline
     func computeAndPublish<Key: ContextKey>(_ key: Key.Type) -> Key.Value {
+        let computed = value(of: key) { (ObservationRecorder.withoutRecording { ValueBox(Key.defaultValue) }, false) }
+        return unboxValue(address(of: computed.box), as: Key.Value.self)
+    }
+
+    /// The value of `key`, computed by `make` on first use (with whether it is unimplemented) and then
+    /// published unless it is unimplemented.
+    func value<Key: ContextKey>(
+        of key: Key.Type,
+        computedBy make: () -> (box: any ContextBox, isUnimplemented: Bool)
+    ) -> (box: any ContextBox, isUnimplemented: Bool) {
         let id = StorageID(key: key)
         let cell = state.withLock { state in
             if let cell = state.cells[id] { return cell }
-            let cell = DefaultCell(key: key)
+            let cell = DefaultCell(key: key, isTestValue: holdsTestValues)
             state.cells[id] = cell
             return cell
         }
-        let (box, isNew) = cell.valueBox { ObservationRecorder.withoutRecording { ValueBox(Key.defaultValue) } }
-        if isNew {
+        let computed = cell.value(make)
+        if computed.isNew && !computed.isUnimplemented {
             state.withLock { state in
-                state.table = state.table.setting(id, to: box)
+                state.table = state.table.setting(id, to: computed.box)
                 let published = TableBox(state.table)
                 state.published.append(published)
-                current.store(
-                    ReferenceWord.unretained(published),
-                    ordering: .releasing
-                )
+                current.store(ReferenceWord.unretained(published), ordering: .releasing)
             }
         }
-        return unboxValue(address(of: box), as: Key.Value.self)
+        return (computed.box, computed.isUnimplemented)
     }
 
     // MARK: - Testing
@@ -108,14 +126,18 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
         case empty
         /// A thread is computing the value; `DefaultFrame` says which, for loop detection.
         case computing(DefaultFrame)
-        case computed(any ContextBox)
+        /// The value, and whether it is an unimplemented test value (which every read reports).
+        case computed(any ContextBox, isUnimplemented: Bool)
     }
 
     /// The key, for messages.
     private let key: Any.Type
+    /// Whether the value is a test value rather than a default, for messages.
+    let isTestValue: Bool
 
-    init(key: Any.Type) {
+    init(key: Any.Type, isTestValue: Bool) {
         self.key = key
+        self.isTestValue = isTestValue
         super.init(.empty)
     }
 
@@ -132,16 +154,19 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
 
     /// The stored box, computing it with `make` if this is the first call; `isNew` is true for the caller
     /// that computed it. A caller that finds the value being computed waits for it, unless waiting would
-    /// close a loop of defaults: then the process stops with the loop.
-    func valueBox(_ make: () -> any ContextBox) -> (box: any ContextBox, isNew: Bool) {
+    /// close a loop of values: then the process stops with the loop.
+    func value(
+        _ make: () -> (box: any ContextBox, isUnimplemented: Bool)
+    ) -> (box: any ContextBox, isUnimplemented: Bool, isNew: Bool) {
+        typealias Computed = (box: any ContextBox, isUnimplemented: Bool)
         enum Claim {
-            case computed(any ContextBox)
+            case computed(Computed)
             case compute(DefaultFrame)
             case wait(DefaultFrame)
         }
         let claim = withLock { state -> Claim in
             switch state {
-            case .computed(let box): return .computed(box)
+            case .computed(let box, let isUnimplemented): return .computed((box, isUnimplemented))
             case .computing(let frame): return .wait(frame)
             case .empty:
                 let frame = DefaultFrame(cell: self, parent: DefaultFrame.current)
@@ -150,20 +175,20 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
             }
         }
         switch claim {
-        case .computed(let box):
-            return (box, false)
+        case .computed(let computed):
+            return (computed.box, computed.isUnimplemented, false)
         case .compute(let frame):
             let made = DefaultFrame.withCurrent(frame, make)
-            withLockBroadcasting { $0 = .computed(made) }
-            return (made, true)
+            withLockBroadcasting { $0 = .computed(made.box, isUnimplemented: made.isUnimplemented) }
+            return (made.box, made.isUnimplemented, true)
         case .wait(let computer):
             DefaultFrame.block(on: self, computedBy: computer)
             defer { DefaultFrame.unblock() }
-            let box = wait { state -> (any ContextBox)? in
-                if case .computed(let box) = state { return box }
+            let computed = wait { state -> Computed? in
+                if case .computed(let box, let isUnimplemented) = state { return (box, isUnimplemented) }
                 return nil
             }
-            return (box, false)
+            return (computed.box, computed.isUnimplemented, false)
         }
     }
 }

@@ -19,7 +19,7 @@ final class TestEnvironment: Sendable {
     /// The name of the test context, for reports.
     let name: String?
     @usableFromInline
-    let values = TestValueStore()
+    let values = DefaultValueStore(holdsTestValues: true)
     let onUnimplementedRead: @Sendable (UnimplementedRead) -> Void
     /// True while the test context's configuring closure runs: a key path assignment there reads the old
     /// value first (`values[keyPath: path] = value` gets, then sets), which is no read by the test.
@@ -61,7 +61,7 @@ extension ContextValues {
         guard raw != 0, let environment = unboxValue(raw, as: TestEnvironment?.self) else {
             return DefaultValueStore.shared.value(for: key)
         }
-        return environment.values.value(for: key, in: environment)
+        return environment.values.testValue(for: key, in: environment)
     }
 
     /// Stores `environment`, making these a test context's values.
