@@ -100,14 +100,16 @@ extension Context {
     /// try await request.shutdown()
     /// ```
     ///
-    /// What it shuts down: the scoped objects built for it, the singletons it registered, and the
-    /// transient objects built for it (resolved from it or from a context below it with no scope in
-    /// between), that adopt ``ScopeShutdown``, in reverse order of creation. Builds it owns that are
+    /// What it shuts down: the scoped objects built for it, the singletons it registered, and, if it was
+    /// made as a scope (``scope(name:_:)``), the transient objects built for it (resolved from it or from
+    /// a context below it with no scope in between), that adopt ``ScopeShutdown``, in reverse order of
+    /// creation. A transient resolved where there is no scope is the caller's (see ``Lifetime/transient``). Builds it owns that are
     /// running when it is called are waited for (up to ``ContextValues/buildWaitLimit``) and shut down
     /// with the rest: the resolvers of those builds get ``ContextError/Code/scopeEnded``, so no object
     /// escapes its scope's shutdown. A build still running at the limit is reported in the thrown error
-    /// (``ContextError/Code/buildTimedOut``) and shut down by its builder when it ends. Cancelling the
-    /// task stops the wait the same way.
+    /// (``ContextError/Code/buildTimedOut``) and shut down by its builder when it ends: a failure of that
+    /// later shutdown goes to ``ContextValues/shutdownFailureHandler``. Cancelling the task stops the wait
+    /// the same way.
     ///
     /// Every object is shut down even when one throws. Afterwards this context builds nothing more:
     /// resolving its scoped objects, or an object it would build (from it or from anywhere), fails with
@@ -129,7 +131,8 @@ extension Context {
         // What is being built for this scope is waited for, so that it is shut down with the rest.
         let stillRunning = store.hasRunningBuilds ? await store.waitForBuilds(atMost: self[\.buildWaitLimit]) : []
         var objects = store.close()
-        let count = objects.count
+        // Every object it owns, those still being built at the limit included.
+        let count = objects.count + stillRunning.count
         leaveHost()
         var failures: [(label: String, error: any Error)] = []
         for label in stillRunning {

@@ -31,7 +31,11 @@ public enum Lifetime: Sendable, Hashable, CustomStringConvertible {
     /// ```
     case scoped
 
-    /// Built on every resolve, from the asking context, and owned by the caller.
+    /// Built on every resolve, from the asking context, and owned by the caller: nothing keeps it but
+    /// what the caller keeps. One that adopts ``ScopeShutdown`` and is resolved within a scope (the
+    /// nearest context made with ``Context/scope(name:_:)`` from the asking context up to the registering
+    /// one) is also shut down with that scope; resolved where there is no scope (from an app's root, say),
+    /// it is the caller's to shut down, and nothing keeps it.
     ///
     /// ```swift
     /// $0.provide(Stopwatch.self, lifetime: .transient) { _ in Stopwatch() }

@@ -363,11 +363,19 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         )
     }
 
-    /// The scope a transient object built for `asker` belongs to: the one a scoped object would belong
-    /// to, else the registrar.
+    /// The scope a transient object built for `asker` belongs to: the nearest context made as a scope
+    /// (``Context/scope(name:_:)``) from `asker` up to `registrar`, both included; nil when there is
+    /// none, and the object is then the caller's alone. A long-lived context that is no scope (an app's
+    /// root) keeps nothing of the transients it resolves, however many.
     @usableFromInline
     func transientOwner(asker: Context, registrar: Context) -> Context? {
-        asker.scopeOwner(registeredOn: registrar) ?? registrar
+        var node: Context? = asker
+        while let current = node {
+            if current.isScope { return current }
+            if current === registrar { return nil }
+            node = current.parent
+        }
+        return nil
     }
 
     /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it
@@ -428,7 +436,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         case .recorded: return
         case .ended: break
         case .closed:
-            if let object = shutdownObject(value) { Task { try? await object.shutdown() } }
+            if let object = shutdownObject(value) { owner.shutDownLate([(label, object)]) }
         }
         throw ContextError.scopeEnded(label, ended: owner, asker: asker)
     }

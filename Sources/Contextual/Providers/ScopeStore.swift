@@ -166,7 +166,7 @@ struct ScopeStore: @unchecked Sendable {
             return InlineList()
         }
         // This scope's shutdown is already over: shut them down now, in reverse order.
-        if !late.isEmpty { Task { for (_, object) in late.reversed() { try? await object.shutdown() } } }
+        context.shutDownLate(late.map { ($0.builder.label, $0.object) })
     }
 
     // MARK: - Ending
