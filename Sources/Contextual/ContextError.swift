@@ -181,8 +181,9 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         public static let defaultCycle = Code(.defaultCycle)
 
         /// A boot report given as a baseline was written in another format version than this library's
-        /// (``BootReport/currentFormatVersion``), or is not a boot report: the message names both
-        /// versions. Fix: make the baseline again with this version.
+        /// (``BootReport/currentFormatVersion``), is not a boot report, or breaks a rule of its format:
+        /// the message names both versions, or the field at fault and its value. Fix: make the baseline
+        /// again with this version.
         ///
         /// ```swift
         /// catch { if error.code == .incompatibleBootReport { print(error) } }
