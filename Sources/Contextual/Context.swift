@@ -289,11 +289,11 @@ public final class Context: Sendable {
             var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
             try body(&after)
             // Only the own values are kept: the rest goes now, not at the end of the scope.
-            let written = (consume after).own
-            if written.isIdentical(to: beforeOwn) { return }
+            var afterOwn = (consume after).own
+            if afterOwn.isIdentical(to: beforeOwn) { return }
             // A value replaced or removed goes with the state that shows it (see the Performance article's
             // "Lifetimes"), not with the table this one would share with it.
-            let afterOwn = written.releasingHidden(unlessKeptBy: initial.own)
+            afterOwn.releaseHidden(unlessKeptBy: initial.own)
             if transformsStorage.bits.load(ordering: .acquiring) != 0 {
                 stopTransforms(overriddenIn: afterOwn, before: beforeOwn)
             }
@@ -344,6 +344,8 @@ public final class Context: Sendable {
             }
             guard published.done else { continue }
             if let retired = published.retired { tree.readers.retire(retired) }
+            // The states below that still hold what this update replaced let it go now.
+            tree.bringUpToDate(holdingReplaced: changedEntries, in: beforeOwn, except: self)
             notifyObservers { afterOwn.changedIDs(from: beforeOwn) }
             return
         }

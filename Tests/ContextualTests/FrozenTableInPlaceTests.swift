@@ -78,8 +78,12 @@ struct FrozenTableInPlaceTests {
         table.set(id(1), to: box(1))
         let replaced = table.setting(id(0), to: box(2))
         #expect(replaced.storage === table.storage)
-        #expect(replaced.releasingHidden(unlessKeptBy: table).storage === table.storage)
-        let released = replaced.releasingHidden(unlessKeptBy: .empty)
+        var kept = replaced
+        kept.releaseHidden(unlessKeptBy: table)
+        #expect(kept.storage === table.storage)
+        _ = consume kept
+        var released = replaced
+        released.releaseHidden(unlessKeptBy: .empty)
         table = .empty
         _ = consume replaced
         #expect(hidden == nil)

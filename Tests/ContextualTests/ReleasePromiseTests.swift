@@ -89,6 +89,38 @@ struct ReleasePromiseTests {
         }
     }
 
+    @Test("Contexts below that read the value before it was replaced let it go with the update")
+    func descendantsLetGo() {
+        weak var first: Watched?
+        weak var removed: Database?
+        let app = Context(name: "app") { $0.verbosity = 1 }
+        let service = app.child(name: "service") { $0.requestID = "s" }
+        let request = service.child(name: "request") { $0.tags = ["r"] }
+        let updated = app.child(name: "updated") { $0.tags = ["u"] }
+        do {
+            let value = Watched("first")
+            let database = Database(url: "removed")
+            first = value
+            removed = database
+            app.update {
+                $0.watched = value
+                $0.provide(database)
+            }
+        }
+        // Each holds a state of its own now: brought up to date by a read, or by an update of its own.
+        #expect(request[\.watched]?.name == "first")
+        #expect(service.resolve(Database.self).url == "removed")
+        updated.update { $0.verbosity = 2 }
+        app.update { $0.watched = Watched("second") }
+        #expect(first == nil)
+        app.update { $0.removeObject(for: Database.self) }
+        #expect(removed == nil)
+        #expect(request[\.watched]?.name == "second")
+        #expect(updated[\.watched]?.name == "second")
+        #expect(updated[\.verbosity] == 2)
+        #expect(request.withValues { $0.object(Database.self) } == nil)
+    }
+
     @Test("A provider added then removed by updates of a child goes, with what it built")
     func providerAddedThenRemoved() throws {
         weak var built: Database?

@@ -235,7 +235,8 @@ extension Context {
             }
         }
         // A box of an ancestor's earlier state, hidden under the entry replaced, goes with that state.
-        return table.releasingHidden(unlessKeptBy: initial.inherited)
+        table.releaseHidden(unlessKeptBy: initial.inherited)
+        return table
     }
 
     /// The box of the nearest ancestor that sets `id` now (`.some(nil)` when none does); nil when an
@@ -334,7 +335,11 @@ extension Context {
     func publish(_ state: ContextState) -> ContextState? {
         let bits = ReferenceWord.retained(state)
         let old = stateBits.exchange(bits, ordering: .sequentiallyConsistent)
-        if old == 0 { return nil }
+        if old == 0 {
+            // Its state holds what it inherits: an update above it brings it up to date at once.
+            if parentBits != 0 { tree.addStateHolder(self) }
+            return nil
+        }
         return ReferenceWord.takeRetained(old, as: ContextState.self)
     }
 

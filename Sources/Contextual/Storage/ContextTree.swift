@@ -22,6 +22,8 @@ final class ContextTree: Sendable {
     let instrumentsStorage = LazyReference()
     /// What the last updates changed (a ``ChangeLog``), made by the tree's first update.
     private let changesStorage = LazyReference()
+    /// The contexts that hold a state of their own (``StateHolders``), made when the first one does.
+    private let stateHoldersStorage = LazyReference()
 
     init() {}
 
@@ -44,6 +46,15 @@ final class ContextTree: Sendable {
     func changedIDs(after start: UInt64, through end: UInt64) -> ChangedIDs? {
         changesStorage.withInstance(as: ChangeLog.self) { $0.changedIDs(after: start, through: end) } ?? nil
     }
+
+    /// Lists `context`, which published its first state (see ``StateHolders``).
+    func addStateHolder(_ context: Context) {
+        let holders = stateHoldersStorage.load(as: StateHolders.self) ?? stateHoldersStorage.storeIfNil(StateHolders())
+        holders.add(context)
+    }
+
+    /// The contexts that hold a state of their own, if any ever did.
+    var stateHolders: StateHolders? { stateHoldersStorage.load(as: StateHolders.self) }
 
     /// The subscribers' registry, if anything ever subscribed.
     var existingObservers: ObservationRegistry? {

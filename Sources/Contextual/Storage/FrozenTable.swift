@@ -19,13 +19,13 @@ struct FrozenTable: Sendable {
     /// The only entry of a one-entry table (owning its box); with `storage`, the overlay entry (nil for
     /// an overlay that removes `singleID`); else `nil`.
     @usableFromInline
-    var single: (any ContextBox)?
+    let single: (any ContextBox)?
     /// The identity of `single` (0 for none), and its box's address (0 for none or a removal), for
     /// lookups.
     @usableFromInline
-    var singleID: UInt
+    let singleID: UInt
     @usableFromInline
-    var singleBox: UInt
+    let singleBox: UInt
     /// The slots of a table of two entries or more.
     @usableFromInline
     var storage: TableStorage?
@@ -34,7 +34,7 @@ struct FrozenTable: Sendable {
     /// 2, see `TestEnvironment`), whether one is local (bit 1) and whether one is a provider's (bit 0): kept
     /// as a plain word so that asking needs no access to the references above.
     @usableFromInline
-    var summary: UInt
+    let summary: UInt
 
     /// A table with no entries: made in place, so that it costs no global access and no reference count.
     @inlinable
@@ -287,12 +287,15 @@ struct FrozenTable: Sendable {
     ///
     /// - Complexity: Amortized O(1): O(1) and no allocation as ``setting(_:to:)``, or in place; else one
     ///   copy, in O(*n*) for *n* entries, which the next writes then change in place.
-    @usableFromInline
+    @inlinable
     mutating func set(_ id: StorageID, to box: any ContextBox) {
-        guard isKnownUniquelyReferenced(&storage), let storage else {
-            self = setting(id, to: box)
-            return
-        }
+        if isKnownUniquelyReferenced(&storage) { setInPlace(id, to: box) } else { self = setting(id, to: box) }
+    }
+
+    /// ``set(_:to:)`` on a table whose hash table no other table holds.
+    @usableFromInline
+    mutating func setInPlace(_ id: StorageID, to box: any ContextBox) {
+        let storage = storage.unsafelyUnwrapped
         foldOverlay(into: storage)
         storage.insert(id.raw, box)
         self = FrozenTable(storage: storage)
@@ -319,22 +322,26 @@ struct FrozenTable: Sendable {
         if let single { storage.insert(singleID, single) } else { storage.remove(singleID) }
     }
 
-    /// This table, holding no box that it hides: an overlay entry that replaces or removes an entry of
+    /// Makes this table hold no box that it hides: an overlay entry that replaces or removes an entry of
     /// the hash table below it becomes an overlay over a hash table without that entry, so that the box
     /// replaced is released with the last table that shows it, not kept by the hash table the new one
-    /// shares. What ``Context/update(_:)`` publishes, and a context's refreshed inherited values: the
+    /// shares. For what ``Context/update(_:)`` publishes, and a context's refreshed inherited values: the
     /// first update of an entry copies the hash table once; later updates of that entry replace the
-    /// overlay alone.
-    ///
-    /// A box hidden in the hash table of `kept` (a context's initial values, which live as long as the
-    /// context anyway) is left where it is.
+    /// overlay alone. A box hidden in the hash table of `kept` (a context's initial values, which live
+    /// as long as the context anyway) is left where it is.
     ///
     /// - Complexity: O(1) when nothing is hidden; else O(*n*) for *n* entries, and one allocation.
-    func releasingHidden(unlessKeptBy kept: borrowing FrozenTable) -> FrozenTable {
-        guard let storage, singleID != 0, storage !== kept.storage, storage.rawBox(singleID) != 0 else {
-            return self
-        }
-        var below = storage.boxes
+    @inline(__always)
+    mutating func releaseHidden(unlessKeptBy kept: borrowing FrozenTable) {
+        // Addresses only, compared without a reference count: the common case returns here.
+        if singleID == 0 || identity.storage == 0 || identity.storage == kept.identity.storage { return }
+        if storage.unsafelyUnwrapped.rawBox(singleID) == 0 { return }
+        self = withoutHidden()
+    }
+
+    /// This table with its overlay over a hash table without the entry the overlay hides.
+    private func withoutHidden() -> FrozenTable {
+        var below = storage.unsafelyUnwrapped.boxes
         below[singleID] = nil
         let rest = TableStorage(below)
         guard let single else { return FrozenTable(storage: rest) }
@@ -410,19 +417,19 @@ final class TableStorage: Sendable {
 
     /// Pairs of words: an identity (0 for an empty slot) and its box's address.
     @usableFromInline
-    nonisolated(unsafe) private(set) var slots: UnsafeMutablePointer<UInt>
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var slots: UnsafeMutablePointer<UInt>
     @usableFromInline
-    nonisolated(unsafe) private(set) var mask: Int
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var mask: Int
     @usableFromInline
-    nonisolated(unsafe) private(set) var shift: UInt
-    nonisolated(unsafe) private(set) var count: Int
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var shift: UInt
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var count: Int
     /// Whether any box is a provider's (a box replaced in place may leave it set: only reads' path).
-    nonisolated(unsafe) private(set) var hasProviders: Bool
-    nonisolated(unsafe) private(set) var hasLocalEntries: Bool
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var hasProviders: Bool
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var hasLocalEntries: Bool
     /// Whether one entry is a test environment's.
-    nonisolated(unsafe) private(set) var hasTestEnvironment: Bool
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var hasTestEnvironment: Bool
     /// The owners of the boxes that `slots` points to.
-    nonisolated(unsafe) private(set) var boxes: [UInt: any ContextBox]
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var boxes: [UInt: any ContextBox]
 
     init(_ entries: [UInt: any ContextBox]) {
         var bits: UInt = 1

@@ -20,10 +20,11 @@ import Darwin
 /// epoch, and leaves by uncounting itself. A writer that replaces a state hands the old one to
 /// ``retire(_:)``; it is released once the epoch has advanced twice since, and the epoch advances only
 /// when no reader is counted under the parity of the epoch before the current one. Nothing waits: a
-/// writer that finds readers still inside leaves the state listed, and the reader that leaves last
-/// releases it (``leave(_:)`` finds `hasRetired` set), so that nothing replaced outlives the reads that
-/// could still see it, and a read that runs user code (a default value, a key-path getter) may itself
-/// write without deadlock.
+/// writer that finds readers still inside leaves the state listed, and a thread of the domain's releases
+/// it once they have left (``releaseWhenReadersLeave()``), so that nothing replaced outlives the reads
+/// that could still see it by more than a few milliseconds, the read path stays two atomic operations,
+/// and a read that runs user code (a default value, a key-path getter) may itself write without
+/// deadlock.
 ///
 /// `@unchecked Sendable`: the counters live in memory this class allocates and owns, accessed only
 /// through atomics; the retired list is behind the class's own `Mutex`.
@@ -41,12 +42,9 @@ final class ReadDomain: @unchecked Sendable {
     let counters: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline
     let epoch = Atomic<UInt>(0)
-    /// Whether objects are listed in `retired`, waiting for readers to leave: set under the list's lock
-    /// when one is listed, cleared there when the list empties. Sequentially consistent on both sides,
-    /// with the readers' counters: a writer stores it then loads the counters, a reader decrements its
-    /// counter then loads it, so either the writer sees the reader gone or the reader sees the flag.
-    @usableFromInline
-    let hasRetired = Atomic<Bool>(false)
+    /// Whether a thread is releasing what is listed in `retired` as the readers inside leave (see
+    /// ``releaseWhenReadersLeave()``). Relaxed: the list's lock orders what it guards.
+    private let isReleasing = Atomic<Bool>(false)
     private let retired = Locked<[(epoch: UInt, object: any AnyObject & Sendable)]>.make([])
 
     init() {
@@ -89,18 +87,10 @@ final class ReadDomain: @unchecked Sendable {
         return Ticket(counter: counter)
     }
 
-    /// Leaves a read entered with `ticket`; releases what waited for this reader to leave, if anything.
+    /// Leaves a read entered with `ticket`.
     @inlinable
     func leave(_ ticket: Ticket) {
-        ticket.counter.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        if hasRetired.load(ordering: .sequentiallyConsistent) { reclaimAfterLeaving() }
-    }
-
-    /// ``reclaim()``, for a reader that left while objects were listed; kept out of line, off the read
-    /// path.
-    @usableFromInline @inline(never)
-    func reclaimAfterLeaving() {
-        reclaim()
+        ticket.counter.pointee.wrappingSubtract(1, ordering: .releasing)
     }
 
     @inlinable
@@ -137,13 +127,55 @@ final class ReadDomain: @unchecked Sendable {
             let now = epoch.load(ordering: .sequentiallyConsistent)
             if list.isEmpty && advanceEpoch(from: now) && advanceEpoch(from: now &+ 1) { return false }
             list.append((now, object))
-            hasRetired.store(true, ordering: .sequentiallyConsistent)
             return true
         }
         if !listed { return }
         for attempt in 0..<64 {
             if reclaim() { return }
             if attempt > 4 { ReadDomain.yieldThread() }
+        }
+        releaseWhenReadersLeave()
+    }
+
+    /// Starts, unless one runs, a thread of its own that releases what is listed once the readers inside
+    /// have left: it looks again after 50 µs, then twice as long each time, up to 10 ms, and ends when
+    /// nothing is left. Reached only when a reader stays inside a read (user code that blocks, a thread
+    /// preempted) while a writer retires: the read path pays nothing for it, and a thread rather than a
+    /// task, so that a cooperative pool kept busy cannot delay it.
+    private func releaseWhenReadersLeave() {
+        guard !isReleasing.exchange(true, ordering: .relaxed) else { return }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        let started = pthread_create(&thread, nil, ReadDomain.releaseLoop, context) == 0
+        if started, let thread { pthread_detach(thread) }
+        #else
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, ReadDomain.releaseLoop, context) == 0
+        if started { pthread_detach(thread) }
+        #endif
+        if !started {
+            // No thread to be had: the next writer, or the tree's end, releases what is listed.
+            Unmanaged<ReadDomain>.fromOpaque(context).release()
+            isReleasing.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// The loop of ``releaseWhenReadersLeave()``'s thread; `context` is the domain, retained for it.
+    private static let releaseLoop: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = {
+        context in
+        let domain = Unmanaged<ReadDomain>.fromOpaque(context!).takeRetainedValue()
+        var pause: UInt32 = 50
+        while true {
+            if domain.reclaim() {
+                domain.isReleasing.store(false, ordering: .relaxed)
+                // Listed after that look, while this thread still ran: it goes on unless another started.
+                if domain.retired.withLock({ $0.isEmpty }) { return nil }
+                guard !domain.isReleasing.exchange(true, ordering: .relaxed) else { return nil }
+                continue
+            }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
         }
     }
 
@@ -161,7 +193,6 @@ final class ReadDomain: @unchecked Sendable {
                 released.append(entry.object)
                 return true
             }
-            if list.isEmpty { hasRetired.store(false, ordering: .sequentiallyConsistent) }
             return list.isEmpty
         }
         // Released here, outside the lock: a value's deinit is user code.
@@ -182,9 +213,8 @@ final class ReadDomain: @unchecked Sendable {
     private func readers(parity: Int) -> Int {
         var total = 0
         for stripe in 0..<ReadDomain.stripes {
-            total &+= (counters + (stripe * ReadDomain.stride + parity)).pointee.load(
-                ordering: .sequentiallyConsistent
-            )
+            total &+=
+                (counters + (stripe * ReadDomain.stride + parity)).pointee.load(ordering: .sequentiallyConsistent)
         }
         return total
     }
