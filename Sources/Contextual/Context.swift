@@ -272,14 +272,16 @@ public final class Context: Sendable {
     ///
     /// - Parameter body: Changes the context's own values in place; it may run more than once.
     /// - Complexity: O(*n*) for the *n* values this context sets; O(1) when `body` sets or removes one
-    ///   value, the same one each time (a reloaded setting), of a context that sets two or more. Plus
-    ///   notifying the observers of what changed; when the
-    ///   tree changed while `body` ran, plus comparing the values this context inherits. Every context of
-    ///   the tree then brings its state up to date once, lazily, on its next read: in O(*c* × *d*) for the
-    ///   *c* values the last updates changed and a chain *d* contexts deep, without merging what it
-    ///   inherits (or in O(*n*) for the *n* values it inherits, when more than 16 updates happened since
-    ///   its last read, one of them changed more than 4 values, or a context above it transforms what it
-    ///   inherits).
+    ///   value, the same one each time (a reloaded setting), of a context that sets two or more (the first
+    ///   such update of a value copies the table once, so that what it replaces is not kept). Plus
+    ///   notifying the observers of what changed; when the tree changed while `body` ran, plus comparing
+    ///   the values this context inherits; plus O(*h*) for the *h* contexts of the tree that hold a state
+    ///   of their own, of which those below that still hold a value this update replaced are brought up to
+    ///   date now. Every other context of the tree brings its state up to date once, lazily, on its next
+    ///   read: in O(*c* × *d*) for the *c* values the last updates changed and a chain *d* contexts deep,
+    ///   without merging what it inherits (or in O(*n*) for the *n* values it inherits, when more than 16
+    ///   updates happened since its last read, one of them changed more than 4 values, or a context above
+    ///   it transforms what it inherits).
     public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
         while true {
             // The updates of this context published so far: one that publishes while `body` runs is a
