@@ -284,7 +284,8 @@ extension ScopeStore.State {
                 // A singleton that needs no shutdown is listed by its label alone: its provider may be
                 // removed by an update long before its registrar ends, and goes then, with its object.
                 let builder: ScopeStore.Builder =
-                    shutdown == nil && provider.lifetime == .singleton ? .adopted(provider.label) : .provider(provider)
+                    shutdown == nil && provider.lifetime == .singleton
+                    ? .singleton(provider.entryType) : .provider(provider)
                 self.built.append(ScopeStore.BuiltObject(builder: builder, object: shutdown))
                 if scopeEnded.load(ordering: .acquiring) { outcome = .ended }
             }
@@ -358,18 +359,22 @@ extension ScopeStore {
 // MARK: - Builder
 
 extension ScopeStore {
-    /// What built an object a scope shuts down: one of its providers, or its label alone (an object taken
-    /// over from a throwaway scope, or a singleton that needs no shutdown).
+    /// What built an object a scope shuts down: one of its providers, or, for an object taken over from a
+    /// throwaway scope, the label it had there, or, for a singleton that needs no shutdown, its type.
     enum Builder {
         /// A provider (an ``AnyProviderBox``), kept as a plain reference: a scope is made and ended per
         /// request, and releasing a reference costs less than destroying an existential.
         case provider(AnyObject)
         case adopted(String)
+        /// A singleton that needs no shutdown, by the type it is provided under: its label is made only
+        /// when asked for.
+        case singleton(Any.Type)
 
         var label: String {
             switch self {
             case .provider(let provider): (provider as? any AnyProviderBox)?.label ?? "\(type(of: provider))"
             case .adopted(let label): label
+            case .singleton(let type): "\(type) (\(Lifetime.singleton))"
             }
         }
     }
