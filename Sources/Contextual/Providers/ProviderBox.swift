@@ -172,10 +172,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         thread: ThreadSlot.Block
     ) throws(ContextError) -> Value {
         guard let cell = target.cell else {
-            return try recordTransient(
-                run(make, on: target.context, in: frame, asker: asker, thread: thread),
-                asker: asker
-            )
+            return try buildTransient(asker: asker) { () throws(ContextError) in
+                try run(make, on: target.context, in: frame, asker: asker, thread: thread)
+            }
         }
         if cell.isScoped {
             return try buildScoped(
@@ -265,7 +264,9 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         let path = ResolutionFrame.current
         let target = try target(for: asker, path: path)
         return try ResolutionFrame.withFrame(building: self, below: path) { frame throws(ContextError) -> Value in
-            try recordTransient(run(make, on: target.context, in: frame, asker: asker), asker: asker)
+            try buildTransient(asker: asker) { () throws(ContextError) in
+                try run(make, on: target.context, in: frame, asker: asker)
+            }
         }
     }
 
@@ -283,7 +284,18 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         if let cell = target.cell, let value = cell.built { return value }
         let frame = try ResolutionFrame.enter(self, below: path)
         guard let cell = target.cell else {
-            return try recordTransient(await run(make, on: target.context, in: frame, asker: asker), asker: asker)
+            guard let owner = transientOwnerIfItMayShutDown(asker: asker) else {
+                return try recordTransient(await run(make, on: target.context, in: frame, asker: asker), asker: asker)
+            }
+            let store = try beginTransientBuild(in: owner, asker: asker)
+            let value: Value
+            do throws(ContextError) {
+                value = try await run(make, on: target.context, in: frame, asker: asker)
+            } catch {
+                store.endBuild(built: false, shutdown: nil, by: self)
+                throw error
+            }
+            return try endTransientBuild(value, in: store, owner: owner, asker: asker)
         }
         return try await cell.value(frame: frame, asker: asker) { () async throws(ContextError) -> Value in
             let store = target.context.scopeStore
@@ -376,6 +388,66 @@ final class ProviderBox<Value: Sendable>: ContextBox {
             node = current.parent
         }
         return nil
+    }
+
+    /// A transient object, built by `build` for `asker`. When it may belong to a scope (the provider's
+    /// objects adopt ``ScopeShutdown``, or it built none yet, and a scope is on the way), the build is one
+    /// that scope owns, so that the scope's shutdown waits for it and shuts the object down with the rest;
+    /// else the object is handed over once built, if it adopts it after all (``recordTransient(_:asker:)``).
+    @inlinable
+    func buildTransient(
+        asker: Context,
+        _ build: () throws(ContextError) -> Value
+    ) throws(ContextError) -> Value {
+        guard let owner = transientOwnerIfItMayShutDown(asker: asker) else {
+            return try recordTransient(build(), asker: asker)
+        }
+        let store = try beginTransientBuild(in: owner, asker: asker)
+        let value: Value
+        do throws(ContextError) {
+            value = try build()
+        } catch {
+            store.endBuild(built: false, shutdown: nil, by: self)
+            throw error
+        }
+        return try endTransientBuild(value, in: store, owner: owner, asker: asker)
+    }
+
+    /// The scope a transient object built for `asker` would belong to, when its provider's objects may
+    /// adopt ``ScopeShutdown`` (those of the last type built do, or none was built yet); nil otherwise,
+    /// without a walk: most providers' objects do not.
+    @inlinable
+    func transientOwnerIfItMayShutDown(asker: Context) -> Context? {
+        let known = shutdownConformance.load(ordering: .relaxed)
+        guard known == 0 || known & 1 != 0, ownsObjects, let registrar = registrar(from: asker) else { return nil }
+        return transientOwner(asker: asker, registrar: registrar)
+    }
+
+    /// Starts a transient build that `owner`, a scope, owns; throws when the scope ended.
+    @usableFromInline
+    func beginTransientBuild(in owner: Context, asker: Context) throws(ContextError) -> ScopeStore {
+        let store = owner.scopeStore
+        guard store.beginBuild(of: self) else { throw ContextError.scopeEnded(label, ended: owner, asker: asker) }
+        return store
+    }
+
+    /// Ends a transient build begun with ``beginTransientBuild(in:asker:)``: `value` is recorded to be
+    /// shut down with the scope if it adopts ``ScopeShutdown``, and handed out unless the scope ended.
+    @usableFromInline
+    func endTransientBuild(
+        _ value: Value,
+        in store: ScopeStore,
+        owner: Context,
+        asker: Context
+    ) throws(ContextError) -> Value {
+        let object = shutdownObject(value)
+        try checkOwned(
+            store.endBuild(built: object != nil, shutdown: object, by: self),
+            value,
+            owner: owner,
+            asker: asker
+        )
+        return value
     }
 
     /// Hands a transient object that adopts ``ScopeShutdown`` to the scope it belongs to, which shuts it

@@ -1,0 +1,62 @@
+// Found by the stress run (issue 28): a scope's shutdown waits for the scoped and singleton builds it
+// owns, but not for a transient one in flight, which is shut down later by a detached task: `shutdown()`
+// returns before it.
+
+import Synchronization
+import Testing
+
+@testable import Contextual
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
+private func waitUntil(_ flag: borrowing Atomic<Bool>) {
+    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
+}
+
+/// The flags with which the test holds a factory inside its build.
+private final class BuildControl: Sendable {
+    let started = Atomic<Bool>(false)
+    let release = Atomic<Bool>(false)
+}
+
+@Suite("Shutdown waits for the transient builds its scope owns")
+struct TransientShutdownWaitTests {
+    @Test("A transient build in flight when its scope shuts down is waited for and shut down before shutdown returns")
+    func transientBuildInFlightAtShutdown() async throws {
+        let log = Collector<String>()
+        let control = BuildControl()
+        let app = Context(name: "app") {
+            $0.provide(Transaction.self, lifetime: .transient) { _ in
+                control.started.store(true, ordering: .sequentiallyConsistent)
+                waitUntil(control.release)
+                return Transaction(id: "late", log: log)
+            }
+        }
+        let request = app.scope(name: "request")
+        async let resolved: ContextError? = onThread { () -> ContextError? in
+            do throws(ContextError) {
+                _ = try request.require(Transaction.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        await onThread { waitUntil(control.started) }
+        // Lets the build end 200 ms from now, whether the shutdown waits for it or not: nothing hangs.
+        let opener = Task.detached {
+            try? await Task.sleep(for: .milliseconds(200))
+            control.release.store(true, ordering: .sequentiallyConsistent)
+        }
+        try await request.shutdown()
+        let shutDownBeforeReturning = log.all
+        await opener.value
+        let error = await resolved
+        #expect(shutDownBeforeReturning == ["shutdown late"], "shutdown() returned before the build it owns ended")
+        #expect(error?.code == .scopeEnded)  // never handed out
+    }
+}
