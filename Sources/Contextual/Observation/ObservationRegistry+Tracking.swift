@@ -66,7 +66,17 @@ extension ObservationRegistry {
 final class ContinuousTracker<Value: Sendable>: Sendable {
     private let apply: @Sendable () -> Value
     private let onChange: @Sendable (Value) -> Void
-    private let state = Locked<(cancelled: Bool, current: OneShotSubscriber?)>.make((false, nil))
+    private let state = Locked<State>.make(State())
+
+    private struct State {
+        var cancelled = false
+        var current: OneShotSubscriber?
+        /// Whether a thread is reading and delivering (``changed()``): one at a time.
+        var delivering = false
+        /// Whether a change came while it did: it reads and delivers again, so that the newest value is
+        /// delivered last.
+        var changedAgain = false
+    }
 
     init(apply: @escaping @Sendable () -> Value, onChange: @escaping @Sendable (Value) -> Void) {
         self.apply = apply
@@ -76,7 +86,7 @@ final class ContinuousTracker<Value: Sendable>: Sendable {
     func arm(deliver: Bool) {
         if state.withLock({ $0.cancelled }) { return }
         let (value, accesses) = ObservationRecorder.record(apply)
-        let subscriber = OneShotSubscriber { [weak self] in self?.arm(deliver: true) }
+        let subscriber = OneShotSubscriber { [weak self] in self?.changed() }
         let stale = state.withLock { state -> OneShotSubscriber? in
             if state.cancelled { return subscriber }
             defer { state.current = subscriber }
@@ -87,6 +97,30 @@ final class ContinuousTracker<Value: Sendable>: Sendable {
         subscriber.attach(tokens)
         if deliver { onChange(value) }
         if changedSinceRead { subscriber.changed() }
+    }
+
+    /// Reads and delivers the value after a change, on the thread that changed it, one thread at a time:
+    /// a change while another thread delivers has that thread read and deliver once more when its
+    /// handler returns, so that the handler never runs twice at once and its last call has the newest
+    /// value.
+    func changed() {
+        let runs = state.withLock { state -> Bool in
+            if state.delivering {
+                state.changedAgain = true
+                return false
+            }
+            state.delivering = true
+            return true
+        }
+        guard runs else { return }
+        repeat {
+            state.withLock { $0.changedAgain = false }
+            arm(deliver: true)
+        } while state.withLock { state -> Bool in
+            if state.changedAgain && !state.cancelled { return true }
+            state.delivering = false
+            return false
+        }
     }
 
     func cancel() {

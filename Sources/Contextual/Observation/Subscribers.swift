@@ -283,13 +283,26 @@ func subscribeToValue<Value: Sendable>(
 @usableFromInline
 func streamOfValue<Value: Sendable>(of evaluate: @escaping @Sendable () -> Value?) -> AsyncStream<Value> {
     AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+        // A change found while subscribing is delivered before `subscribeToValue` returns the first
+        // value: it waits here, so that the stream gives the first value, then the newer one, never the
+        // first value last. Values are yielded under the lock, in the order they were taken.
+        let order = Locked<(started: Bool, waiting: Value?)>.make((false, nil))
         let (initial, token) = subscribeToValue(
             of: evaluate,
-            handler: { continuation.yield($0) },
+            handler: { value in
+                order.withLock { order in
+                    if order.started { continuation.yield(value) } else { order.waiting = value }
+                }
+            },
             onEnd: { continuation.finish() }
         )
         if let initial {
-            continuation.yield(initial)
+            order.withLock { order in
+                continuation.yield(initial)
+                order.started = true
+                if let waiting = order.waiting { continuation.yield(waiting) }
+                order.waiting = nil
+            }
             continuation.onTermination = { _ in token.cancel() }
         } else {
             token.cancel()

@@ -1,0 +1,60 @@
+// Found by the stress run (issue 28): `withContinuousTracking` re-arms before it calls its handler, so a
+// change on another thread calls the handler again while the first call runs, and the older value can
+// land last.
+
+import Synchronization
+import Testing
+
+@testable import Contextual
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
+private func waitUntil(_ flag: borrowing Atomic<Bool>) {
+    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
+}
+
+/// What the handler shares with the test.
+private final class HandlerProbe: Sendable {
+    let running = Atomic<Bool>(false)
+    let overlaps = Atomic<Int>(0)
+    let entered = Atomic<Bool>(false)
+    let release = Atomic<Bool>(false)
+    let finished = Collector<Int>()
+}
+
+@Suite("withContinuousTracking: one call of its handler at a time, the newest value last")
+struct ContinuousTrackingOrderTests {
+    @Test(
+        "A change while the handler runs on another thread does not call it again meanwhile; the last value lands last"
+    )
+    func changeWhileTheHandlerRuns() async {
+        let app = Context(name: "app") { $0.verbosity = 0 }
+        let probe = HandlerProbe()
+        let token = ObservationRegistry.withContinuousTracking {
+            app[\.verbosity]
+        } onChange: { value in
+            if probe.running.exchange(true, ordering: .sequentiallyConsistent) {
+                probe.overlaps.add(1, ordering: .sequentiallyConsistent)
+            }
+            if value == 1 {
+                probe.entered.store(true, ordering: .sequentiallyConsistent)
+                waitUntil(probe.release)  // the first call is slow: another thread's change comes meanwhile
+            }
+            probe.finished.append(value)
+            probe.running.store(false, ordering: .sequentiallyConsistent)
+        }
+        async let first: Void = onThread { app.update { $0.verbosity = 1 } }
+        await onThread { waitUntil(probe.entered) }
+        app.update { $0.verbosity = 2 }  // today: calls the handler with 2 here, while it still runs with 1
+        probe.release.store(true, ordering: .sequentiallyConsistent)
+        await first
+        #expect(probe.overlaps.load(ordering: .sequentiallyConsistent) == 0, "the handler ran twice at once")
+        #expect(probe.finished.all.last == 2, "the handler finished with \(probe.finished.all): 2 is the value now")
+        withExtendedLifetime(token) {}
+    }
+}
