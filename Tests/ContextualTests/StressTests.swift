@@ -29,8 +29,19 @@ struct StressTests {
                 + "\(settings.seconds) s, \(Self.threadCount) threads and \(Self.taskCount) tasks"
         )
         for problem in settings.problems { Issue.record("\(problem)") }
+        // The run's tasks, and this test's waits, on threads of its own: in a whole `swift test`, the other
+        // tests keep the cooperative pool busy, and a wait resumed there seconds late.
+        let executor = StressExecutor(threads: 2)
+        defer { executor.stop() }
+        await withTaskExecutorPreference(executor) {
+            await Self.runAndCheck(settings, on: executor)
+        }
+    }
+
+    /// The run, then the checks once the tree is gone, and the summary.
+    static func runAndCheck(_ settings: StressSettings, on executor: StressExecutor) async {
         let started = ContinuousClock.now
-        guard let outcome = await Self.run(settings) else { return }
+        guard let outcome = await Self.run(settings, on: executor) else { return }
         let elapsed = ContinuousClock.now - started
 
         // Everything built is released once the tree is dropped (released on other threads a little later,
@@ -76,8 +87,8 @@ struct StressTests {
 
     /// Builds the tree, runs the workers until the deadline, checks what can be checked while the tree
     /// lives, and shuts it down; nil (with an issue recorded) when a worker did not finish.
-    static func run(_ settings: StressSettings) async -> Outcome? {
-        let run = StressRun(settings: settings)
+    static func run(_ settings: StressSettings, on executor: StressExecutor) async -> Outcome? {
+        let run = StressRun(settings: settings, executor: executor)
         let world = StressWorld(run: run)
         let statuses = (0..<(threadCount + taskCount)).map { _ in StressStatus() }
         let results = Locked<[StressWorkerResult]>.make([])
@@ -91,7 +102,7 @@ struct StressTests {
             }
         )
         for index in threadCount..<(threadCount + taskCount) {
-            Task.detached {
+            Task(executorPreference: run.executor) {
                 let worker = StressTaskWorker(index: index, world: world, status: statuses[index])
                 let result = await worker.work()
                 results.withLock { $0.append(result) }
@@ -233,7 +244,7 @@ struct StressTests {
     /// Shuts `context` down, waiting for at most a minute; false (with a violation) when it threw or hung.
     static func shutDown(_ context: Context, label: String, run: StressRun) async -> Bool {
         let outcome = Locked<String??>.make(nil)
-        Task.detached {
+        Task(executorPreference: run.executor) {
             do {
                 try await context.shutdown()
                 outcome.withLock { $0 = .some(nil) }
@@ -382,7 +393,7 @@ final class StressTaskWorker {
         let node = worker.node()
         let expect = node.expect
         let changes = node.context.changes(of: \.stressBranchStamp)
-        let consumer = Task { () -> [StressReading] in
+        let consumer = Task(executorPreference: run.executor) { () -> [StressReading] in
             var readings: [StressReading] = []
             for await stamp in changes {
                 readings.append(expect.reading(stamp: stamp, .branchStamp))

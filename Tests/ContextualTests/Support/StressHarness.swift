@@ -194,19 +194,65 @@ func stressWait(upTo limit: Duration, until condition: () -> Bool) async -> Bool
     return true
 }
 
-/// Runs `operation` in a task and blocks this thread (one of the stress run's own, never one of the
-/// cooperative pool) until it returns, for at most `limit`; nil when it did not return in time.
+/// Runs `operation` in a task on `executor` and blocks this thread (one of the stress run's own, never
+/// one of the cooperative pool) until it returns, for at most `limit`; nil when it did not return in time.
 func stressBlockingAwait<Result: Sendable>(
     upTo limit: DispatchTimeInterval,
+    on executor: StressExecutor,
     _ operation: @escaping @Sendable () async -> Result
 ) -> Result? {
     let done = DispatchSemaphore(value: 0)
     let result = Locked<Result?>.make(nil)
-    Task.detached {
+    Task(executorPreference: executor) {
         let value = await operation()
         result.withLock { $0 = value }
         done.signal()
     }
     guard done.wait(timeout: .now() + limit) == .success else { return nil }
     return result.withLock { $0 }
+}
+
+// MARK: - Executor
+
+/// Threads of the stress run's own that run its tasks, so that the run never waits for the cooperative
+/// pool, which the other tests of a `swift test` run keep busy (the run made a few hundred operations
+/// instead of tens of thousands there).
+final class StressExecutor: TaskExecutor {
+    private let jobs = Locked<[UnownedJob]>.make([])
+    private let available = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let threadCount: Int
+
+    init(threads: Int) {
+        threadCount = threads
+        for index in 0..<threads {
+            let thread = Thread { [self] in runJobs() }
+            thread.name = "stress executor \(index)"
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        available.signal()
+    }
+
+    /// Lets its threads end once the jobs enqueued are run.
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        for _ in 0..<threadCount { available.signal() }
+    }
+
+    private func runJobs() {
+        while true {
+            available.wait()
+            let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            if let job {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            } else if stopping.load(ordering: .sequentiallyConsistent) {
+                return
+            }
+        }
+    }
 }

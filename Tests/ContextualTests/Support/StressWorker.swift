@@ -655,7 +655,7 @@ final class StressWorker {
         guard mayBlock else { return }
         let slot = rng.below(StressWorld.scopeLimit)
         guard let scope = world.scopes.withLock({ slot < $0.count ? $0.remove(at: slot) : nil }) else { return }
-        let outcome = StressShutdowns.shutDown(scope)
+        let outcome = StressShutdowns.shutDown(scope, on: run.executor)
         if let problem = outcome { violation(problem) }
         result.scopeLedgers.append(scope.ledger)
     }
@@ -812,7 +812,7 @@ final class StressWorker {
             return violation("the owned member '\(member.name)' was released while its host holds it")
         }
         if mode == 2 {
-            let outcome = stressBlockingAwait(upTo: .seconds(60)) { () -> String? in
+            let outcome = stressBlockingAwait(upTo: .seconds(60), on: run.executor) { () -> String? in
                 do {
                     try await context.shutdown()
                     return nil
@@ -935,12 +935,12 @@ enum StressShutdowns {
     /// Shuts `scope` down from a thread of the run (waiting for at most a minute), then checks that what it
     /// built was shut down, that it builds nothing more, that its values stay readable and that it left
     /// its host. Returns what is wrong.
-    static func shutDown(_ scope: StressScope) -> String? {
+    static func shutDown(_ scope: StressScope, on executor: StressExecutor) -> String? {
         let ledger = scope.ledger
         ledger.shutdownStarted.store(true, ordering: .sequentiallyConsistent)
         let built = builds(of: ledger)
         let context = scope.node.context
-        let outcome = stressBlockingAwait(upTo: .seconds(60)) { () -> String? in
+        let outcome = stressBlockingAwait(upTo: .seconds(60), on: executor) { () -> String? in
             do {
                 try await context.shutdown()
                 return nil

@@ -32,9 +32,12 @@ final class StressRun: Sendable {
     let transients = StressLive("StressTransient")
     let singletons = StressLive("StressSingleton")
     let asyncSingletons = StressLive("StressAsyncSingleton")
+    /// Where its tasks run (shutdowns awaited for its threads, its task workers): threads of its own.
+    let executor: StressExecutor
 
-    init(settings: StressSettings) {
+    init(settings: StressSettings, executor: StressExecutor) {
         self.settings = settings
+        self.executor = executor
         self.violations = StressViolations(seed: settings.seed)
         self.deadline = ContinuousClock.now + .milliseconds(Int(settings.seconds * 1_000))
     }
