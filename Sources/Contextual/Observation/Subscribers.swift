@@ -86,18 +86,21 @@ final class ValueSubscriber<Value: Sendable>: Subscriber {
         guard let sources = state.withLock({ $0.ended ? nil : $0.sources }) else { return }
         // Re-evaluated without recording: what it reads was fixed when the subscription was made. The
         // sources' versions are read before and after, so that the accepted version matches the value.
+        // What a context source sees is compared by identity (its version also moves with changes
+        // elsewhere in its tree, or behind an override): read inside the same versions as the value, so
+        // that a change landing in between cannot pair the older value with the newer identity, which
+        // that change's own notification would then take for delivered.
         var value: Value?
         var version: UInt64
+        var refreshed: SubscriptionSources?
         repeat {
             let before = sources.currentVersion
             value = evaluate()
+            refreshed = sources.readsContext ? sources.refreshed() : nil
             version = sources.currentVersion
             if before == version { break }
         } while value != nil
         guard let value else { return end() }
-        // What a context source sees is compared by identity: its version also moves with changes
-        // elsewhere in its tree, or behind an override.
-        let refreshed = sources.readsContext ? sources.refreshed() : nil
         let deliverer = state.withLock { state -> Bool in
             guard !state.ended, version > state.accepted else { return false }
             if let refreshed {
