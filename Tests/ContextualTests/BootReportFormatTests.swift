@@ -311,7 +311,7 @@ struct BootReportFormatTests {
         ]
     )
     func extremeTimes(seconds: String, nested: String, shown: String) async throws {
-        // In a process of its own: before the fix, `Int(_:)` of such a time stopped the process. The times
+        // In a process of its own: `Int(_:)` of such a time would stop the process. The times
         // go as text: JSON, which carries an exit test's captured values, has no infinity.
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             [seconds, nested] in

@@ -1,7 +1,6 @@
-// Found by a probe written for the stress run (issue 28): `changes(of:)` subscribes, and only then
-// yields the value it read first; a change that lands in between is yielded before it, and the stream,
-// which keeps the newest element only, replaces the new value by the older one: the consumer never
-// gets the value the model (or the context) holds.
+// `changes(of:)` gives the value it read first, then each newer one: a change that lands while the
+// stream subscribes comes after the first value, never before it (the stream keeps the newest element
+// only, so the consumer would otherwise end on the older value).
 
 import Testing
 

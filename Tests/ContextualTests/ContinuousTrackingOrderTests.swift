@@ -1,6 +1,5 @@
-// Found by the stress run (issue 28): `withContinuousTracking` re-arms before it calls its handler, so a
-// change on another thread calls the handler again while the first call runs, and the older value can
-// land last.
+// `withContinuousTracking` calls its handler one call at a time: a change on another thread while the
+// handler runs has it called again once it returns, with the newest value last.
 
 import Synchronization
 import Testing
@@ -50,7 +49,7 @@ struct ContinuousTrackingOrderTests {
         }
         async let first: Void = onThread { app.update { $0.verbosity = 1 } }
         await onThread { waitUntil(probe.entered) }
-        app.update { $0.verbosity = 2 }  // today: calls the handler with 2 here, while it still runs with 1
+        app.update { $0.verbosity = 2 }  // while the handler still runs with 1
         probe.release.store(true, ordering: .sequentiallyConsistent)
         await first
         #expect(probe.overlaps.load(ordering: .sequentiallyConsistent) == 0, "the handler ran twice at once")

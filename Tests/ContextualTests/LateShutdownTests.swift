@@ -92,6 +92,18 @@ struct TransientOwnershipTests {
         #expect(shutdowns.count == 0)
     }
 
+    @Test("A root that was shut down builds no transient it would have to shut down")
+    func shutDownRootBuildsNoMore() async throws {
+        let shutdowns = Counter()
+        let app = Context(name: "app") {
+            $0.provide(Stopwatch.self, lifetime: .transient) { _ in Stopwatch(shutdowns: shutdowns) }
+        }
+        _ = try app.require(Stopwatch.self)
+        try await app.shutdown()
+        let error = #expect(throws: ContextError.self) { try app.require(Stopwatch.self) }
+        #expect(error?.code == .scopeEnded)
+    }
+
     @Test("A transient resolved within a scope is shut down with that scope")
     func scopeShutsItDown() async throws {
         let shutdowns = Counter()

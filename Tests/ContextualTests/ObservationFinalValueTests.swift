@@ -1,10 +1,8 @@
-// Found by the stress run (issue 28): an observer of a context value racing writers can miss the final
-// value. A writer's notification reads the value, then reads its sources again (`refreshed()`) outside
-// the lock; when another writer's change lands in between, the subscriber keeps the older value with
-// the newer value's identity, and the newer writer's own notification, finding that identity, delivers
-// nothing. The stress run saw "last got version 7, but the context holds 8"; a probe with two writers on
-// one context loses the final value in about 1 round in 200 to 1 in 3,000. This test plays that
-// interleaving step by step on a subscriber whose source the test moves by hand.
+// An observer of a context value racing writers gets the final value: a writer's notification reads the
+// value and the sources' identity within the same versions, so a change landing in between cannot pair
+// the older value with the newer identity (which that change's own notification would take for
+// delivered). The test plays that interleaving step by step on a subscriber whose source it moves by
+// hand.
 
 import Testing
 

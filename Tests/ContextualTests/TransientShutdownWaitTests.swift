@@ -1,6 +1,5 @@
-// Found by the stress run (issue 28): a scope's shutdown waits for the scoped and singleton builds it
-// owns, but not for a transient one in flight, which is shut down later by a detached task: `shutdown()`
-// returns before it.
+// A scope's shutdown waits for a transient build in flight that the scope will own, as it does for its
+// scoped and singleton builds, and shuts its object down before returning.
 
 import Synchronization
 import Testing

@@ -378,12 +378,13 @@ final class ProviderBox<Value: Sendable>: ContextBox {
     /// The scope a transient object built for `asker` belongs to: the nearest context made as a scope
     /// (``Context/scope(name:_:)``) from `asker` up to `registrar`, both included; nil when there is
     /// none, and the object is then the caller's alone. A long-lived context that is no scope (an app's
-    /// root) keeps nothing of the transients it resolves, however many.
+    /// root) keeps nothing of the transients it resolves, however many. A context on the way that was
+    /// shut down is the owner, so that it builds nothing more that it would have to shut down.
     @usableFromInline
     func transientOwner(asker: Context, registrar: Context) -> Context? {
         var node: Context? = asker
         while let current = node {
-            if current.isScope { return current }
+            if current.isScope || current.scopeEnded.load(ordering: .acquiring) { return current }
             if current === registrar { return nil }
             node = current.parent
         }

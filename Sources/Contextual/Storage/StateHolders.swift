@@ -17,6 +17,8 @@ final class StateHolders: Sendable {
         var holders: [WeakContext] = []
         /// The number of entries after the last sweep of dead ones.
         var sweptCount = 0
+        /// Whether a thread is sweeping a copy of `holders`.
+        var sweeping = false
     }
 
     private let state = Locked<State>.make(State())
@@ -25,12 +27,21 @@ final class StateHolders: Sendable {
     ///
     /// - Complexity: Amortized O(1).
     func add(_ context: Context) {
-        state.withLock { state in
+        let toSweep = state.withLock { state -> [WeakContext]? in
             state.holders.append(WeakContext(context: context))
-            if state.holders.count > max(8, 2 * state.sweptCount) {
-                state.holders.removeAll { $0.context == nil }
-                state.sweptCount = state.holders.count
-            }
+            guard state.holders.count > max(8, 2 * state.sweptCount), !state.sweeping else { return nil }
+            state.sweeping = true
+            return state.holders
+        }
+        guard let toSweep else { return }
+        // Outside the lock: asking a weak reference makes a strong one for a moment, whose release may be
+        // the context's last, and run its deinit (user code) here.
+        let live = toSweep.filter { $0.context != nil }
+        state.withLock { state in
+            // Entries listed while this thread swept stay.
+            state.holders = live + state.holders.dropFirst(toSweep.count)
+            state.sweptCount = state.holders.count
+            state.sweeping = false
         }
     }
 
@@ -51,7 +62,8 @@ extension ContextTree {
     /// when `changed` is nil, any stale state). What it replaced is then released by this update.
     ///
     /// - Complexity: O(*h*) for the *h* contexts listed, plus bringing each such context up to date.
-    func bringUpToDate(holdingReplaced changed: ChangedIDs?, in before: borrowing FrozenTable, except updated: Context) {
+    func bringUpToDate(holdingReplaced changed: ChangedIDs?, in before: borrowing FrozenTable, except updated: Context)
+    {
         guard let holders = stateHolders else { return }
         var index = 0
         while true {
