@@ -147,11 +147,11 @@ final class ReadDomain: @unchecked Sendable {
         let context = Unmanaged.passRetained(self).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
-        let started = pthread_create(&thread, nil, ReadDomain.releaseLoop, context) == 0
+        let started = pthread_create(&thread, nil, { ReadDomain.releaseLoop($0) }, context) == 0
         if started, let thread { pthread_detach(thread) }
         #else
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, ReadDomain.releaseLoop, context) == 0
+        let started = pthread_create(&thread, nil, { ReadDomain.releaseLoop($0) }, context) == 0
         if started { pthread_detach(thread) }
         #endif
         if !started {
@@ -162,8 +162,7 @@ final class ReadDomain: @unchecked Sendable {
     }
 
     /// The loop of ``releaseWhenReadersLeave()``'s thread; `context` is the domain, retained for it.
-    private static let releaseLoop: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = {
-        context in
+    private static func releaseLoop(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
         let domain = Unmanaged<ReadDomain>.fromOpaque(context!).takeRetainedValue()
         var pause: UInt32 = 50
         while true {
