@@ -46,9 +46,11 @@ struct TransientShutdownWaitTests {
             }
         }
         await onThread { waitUntil(control.started) }
-        // Lets the build end 200 ms from now, whether the shutdown waits for it or not: nothing hangs.
+        // Lets the build end once the shutdown has begun (at most 10 s from now, whether the shutdown waits
+        // for it or not: nothing hangs), and a little later, so that the shutdown is waiting by then.
         let opener = Task.detached {
-            try? await Task.sleep(for: .milliseconds(200))
+            for _ in 0..<1_000 where !request.isEnded { try? await Task.sleep(for: .milliseconds(10)) }
+            try? await Task.sleep(for: .milliseconds(100))
             control.release.store(true, ordering: .sequentiallyConsistent)
         }
         try await request.shutdown()
