@@ -12,11 +12,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
-private func waitUntil(_ flag: borrowing Atomic<Bool>) {
-    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
-}
-
 /// What the handler shares with the test.
 private final class HandlerProbe: Sendable {
     let running = Atomic<Bool>(false)

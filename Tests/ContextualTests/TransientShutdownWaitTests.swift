@@ -12,11 +12,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
-private func waitUntil(_ flag: borrowing Atomic<Bool>) {
-    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
-}
-
 /// The flags with which the test holds a factory inside its build.
 private final class BuildControl: Sendable {
     let started = Atomic<Bool>(false)

@@ -21,11 +21,6 @@ private final class TransformControl: Sendable {
     let release = Atomic<Bool>(false)
 }
 
-/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
-private func waitUntil(_ flag: borrowing Atomic<Bool>) {
-    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
-}
-
 /// Runs each of `bodies` on a thread of its own, all at once, and returns when they all have returned.
 private func runAndJoin(_ bodies: [@Sendable () -> Void]) {
     final class Body: Sendable {

@@ -1,3 +1,5 @@
+import Synchronization
+
 @testable import Contextual
 
 #if canImport(Glibc)
@@ -81,6 +83,11 @@ final class ServiceB: Sendable {}
 final class ServiceC: Sendable {}
 
 // MARK: - Gate
+
+/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
+func waitUntil(_ flag: borrowing Atomic<Bool>) {
+    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
+}
 
 /// A one-shot gate that threads can block on until it opens.
 final class Gate: Sendable {
