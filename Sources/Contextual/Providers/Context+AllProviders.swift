@@ -37,9 +37,10 @@ extension Context {
         let list = withValues { $0.own.box(id) ?? $0.inherited.box(id) } as? ProviderList<T>
         guard let list else { return [] }
         tree.noteReads(of: list.anyProviders)  // for a boot report's edges; one load and branch unless one runs
+        let providers = list.providers
         var objects: [T] = []
-        objects.reserveCapacity(list.providers.count)
-        for provider in list.providers { objects.append(try provider.resolve(from: self)) }
+        objects.reserveCapacity(providers.count)
+        for provider in providers { objects.append(try provider.resolve(from: self)) }
         return objects
     }
 }

@@ -1,7 +1,5 @@
 // The entry of every provider added for one type along a chain (internal).
 
-import Synchronization
-
 // MARK: - ProviderList
 
 /// Every provider added with ``ContextValues/addProvider(_:lifetime:_:)`` for `Value`, root first: the
@@ -63,10 +61,11 @@ final class ProviderList<Value: Sendable>: ContextBox {
 /// The providers that lists share, appended to only: a list sees a prefix of it, which never changes,
 /// so that adding *n* providers one by one costs O(*n*) in all instead of a copy of the list per add.
 final class ProviderBuffer<Value: Sendable>: Sendable {
-    private let items: Mutex<[ProviderBox<Value>]>
+    // `Locked` rather than `Mutex`: ThreadSanitizer on Linux does not see `Mutex` (see `Locked`).
+    private let items: Locked<[ProviderBox<Value>]>
 
     init(_ items: [ProviderBox<Value>]) {
-        self.items = Mutex(items)
+        self.items = Locked.make(items)
     }
 
     /// The first `count` providers.
