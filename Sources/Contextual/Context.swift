@@ -59,7 +59,12 @@ public final class Context: Sendable {
 
     /// Whether this context is an owned member, which holds its host (its parent) weakly.
     var holdsParentWeakly: Bool {
-        membershipStorage.withInstance(as: Membership.self) { $0.holdsHostWeakly.load(ordering: .acquiring) } ?? false
+        // Sequentially consistent, as is `holdHostWeakly(_:)`'s exchange: a reader announces itself in
+        // the read domain, then loads this flag; the registration sets it, then asks the domain for its
+        // readers. Only a single order of both makes one of them see the other's write.
+        membershipStorage.withInstance(as: Membership.self) {
+            $0.holdsHostWeakly.load(ordering: .sequentiallyConsistent)
+        } ?? false
     }
 
     /// The parent's address, retained (+1) by this context and released by its deinit, or 0 for a root.
@@ -118,6 +123,12 @@ public final class Context: Sendable {
     /// Whether a subscription was ever made through this context: its deinit then ends them, so that
     /// what observed or tracked a context that went away is not kept until the key changes.
     let isObserved = Atomic<Bool>(false)
+
+    /// Whether a child was ever made of this context: only then can a state below it hold what an update
+    /// of it replaces, so an update of a context that never had one (a request's scope, a member) skips
+    /// the walk over the tree's state holders. Set before the child reads this context's values; see
+    /// `noteChildMade()` for the orderings.
+    let hasHadChildren = Atomic<Bool>(false)
 
     /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
     /// this context holds a +1 reference to, published by an update or a refresh.
@@ -347,7 +358,10 @@ public final class Context: Sendable {
             guard published.done else { continue }
             if let retired = published.retired { tree.readers.retire(retired) }
             // The states below that still hold what this update replaced let it go now.
-            tree.bringUpToDate(holdingReplaced: changedEntries, in: beforeOwn, except: self)
+            // (Only contexts below this one can hold what it replaced, and only what they inherit.)
+            if hasHadChildren.load(ordering: .sequentiallyConsistent) && changedEntries?.areAllLocal != true {
+                tree.bringUpToDate(holdingReplaced: changedEntries, in: beforeOwn, except: self)
+            }
             notifyObservers { afterOwn.changedIDs(from: beforeOwn) }
             return
         }

@@ -123,4 +123,23 @@ struct MembershipTests {
         #expect(host.child().isMember == false)
         #expect(host.isMember == false)
     }
+
+    @Test("Members stay listed in registration order through removals, re-registrations and compaction")
+    func orderThroughRemovals() throws {
+        let host = Context(name: "host")
+        var members = (0..<100).map { host.member(name: "member \($0)", ownership: .owned) }
+        // Every other one leaves, then most of the rest: the list compacts its holes on the way.
+        for index in stride(from: 1, to: 100, by: 2) { #expect(host.removeMember(members[index])) }
+        #expect(host.members.map(\.name) == stride(from: 0, to: 100, by: 2).map { "member \($0)" })
+        for index in stride(from: 2, to: 100, by: 2) { #expect(host.removeMember(members[index])) }
+        #expect(host.members.map(\.name) == ["member 0"])
+        // A member removed can be registered again, last; one still registered cannot.
+        try host.addMember(members[99])
+        #expect(throws: ContextError.self) { try host.addMember(members[0]) }
+        members.append(host.member(name: "member 100"))
+        #expect(host.members.map(\.name) == ["member 0", "member 99", "member 100"])
+        #expect(host.removeMember(members[0]))
+        #expect(host.removeMember(members[0]) == false)
+        #expect(host.members.map(\.name) == ["member 99", "member 100"])
+    }
 }

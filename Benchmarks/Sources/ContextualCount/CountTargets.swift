@@ -166,7 +166,7 @@ let countTargets: [CountTarget] =
                 required: 30
             )
         ),
-    ] + registrationTargets + testContextTargets
+    ] + registrationTargets + operationTargets + testContextTargets
 
 /// Registering providers is linear in their number: each size ten times larger costs at most 12x more
 /// (amortized O(1) per registration, with room for caches that a larger table no longer fits).
@@ -176,6 +176,31 @@ private let registrationTargets: [CountTarget] = zip(registrationSizes, registra
     CountTarget(
         name: "registering \(large) providers in one block at most 12x \(small) (instructions)",
         requirement: .scaling(small: registration(small), large: registration(large), atMost: 12)
+    )
+}
+
+/// Every other operation whose cost grows with a size is linear in it too: 10x the providers, members
+/// or subscribers cost at most 12x.
+private let operationTargets: [CountTarget] = scalingOperations.map { operation in
+    let (small, large) = (operation.sizes[0], operation.sizes[1])
+    return CountTarget(
+        name: "\(operation.name): n = \(large) at most 12x n = \(small) (instructions)",
+        requirement: .scaling(
+            small: measure(operation.name, small),
+            large: measure(operation.name, large),
+            atMost: 12
+        )
+    )
+}
+
+/// The operation named `name` at size `count`: counted as ``registration(_:)`` is.
+private func measure(_ name: String, _ count: Int) -> Measure {
+    Measure(
+        group: scalingGroup(name, count),
+        system: .contextual,
+        iterations: max(1, 2_000 / count),
+        warmUp: 1,
+        countsAllocations: false
     )
 }
 

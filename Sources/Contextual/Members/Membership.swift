@@ -21,10 +21,23 @@ final class Membership: Sendable {
     /// The host of an owned member, and the tree it keeps alive in case the host was its root.
     private let weakHost = Locked<(host: WeakContext, tree: ContextTree?)>.make((WeakContext(), nil))
 
+    /// Invariants: `entries` holds the registered members in registration order, with `nil` where one
+    /// was removed; `positions` maps each registered member's identity to its index in `entries`; the
+    /// holes number at most the members plus 8 (a removal past that compacts the list). Adding and
+    /// removing a member is then amortized O(1), and the list stays within about twice the members.
     struct State {
-        var entries: [Entry] = []
+        var entries: [Entry?] = []
+        var positions: [ObjectIdentifier: Int] = [:]
         /// Moves on every addition and removal, so that a read of this list can tell it changed.
         var version: UInt64 = 0
+
+        /// Drops the holes, keeping the registration order.
+        ///
+        /// - Complexity: O(*n*) for the *n* entries and holes.
+        mutating func compact() {
+            entries.removeAll { $0 == nil }
+            for (index, entry) in entries.enumerated() { if let entry { positions[entry.id] = index } }
+        }
     }
 
     struct Entry {
@@ -38,10 +51,13 @@ final class Membership: Sendable {
     // MARK: - Changing
 
     /// Registers `member`; false when it is already registered.
+    ///
+    /// - Complexity: Amortized O(1).
     func add(_ member: Context, ownership: MemberOwnership) -> Bool {
         state.withLock { state in
             let id = ObjectIdentifier(member)
-            if state.entries.contains(where: { $0.id == id }) { return false }
+            if state.positions[id] != nil { return false }
+            state.positions[id] = state.entries.count
             state.entries.append(
                 Entry(
                     id: id,
@@ -57,12 +73,16 @@ final class Membership: Sendable {
 
     /// Unregisters the member with identity `id`; false when it was not registered. Returns the owned
     /// reference, if any, for the caller to release outside the lock.
+    ///
+    /// - Complexity: Amortized O(1).
     func remove(_ id: ObjectIdentifier) -> (removed: Bool, owned: Context?) {
         state.withLock { state in
-            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return (false, nil) }
-            let entry = state.entries.remove(at: index)
+            guard let index = state.positions.removeValue(forKey: id) else { return (false, nil) }
+            let entry = state.entries[index]
+            state.entries[index] = nil
+            if state.entries.count > 2 * state.positions.count + 8 { state.compact() }
             state.version += 1
-            return (true, entry.owned)
+            return (true, entry?.owned)
         }
     }
 
@@ -71,7 +91,9 @@ final class Membership: Sendable {
     /// The members alive and not ended, in registration order, held strongly for the caller.
     var live: [(context: Context, ownership: MemberOwnership)] {
         let alive = state.withLock { state in
-            state.entries.compactMap { entry in (entry.owned ?? entry.weak.context).map { ($0, entry.ownership) } }
+            state.entries.compactMap { entry in
+                entry.flatMap { entry in (entry.owned ?? entry.weak.context).map { ($0, entry.ownership) } }
+            }
         }
         // Filtered outside the lock: a reference dropped here may be a member's last, and its deinit
         // takes this lock to leave.
@@ -89,6 +111,7 @@ final class Membership: Sendable {
     /// must then drop the member's strong reference to its parent.
     func holdHostWeakly(_ host: Context) -> Bool {
         weakHost.withLock { $0 = (WeakContext(context: host), host.tree) }
-        return !holdsHostWeakly.exchange(true, ordering: .acquiringAndReleasing)
+        // Sequentially consistent: see `Context.holdsParentWeakly`.
+        return !holdsHostWeakly.exchange(true, ordering: .sequentiallyConsistent)
     }
 }

@@ -105,9 +105,11 @@ extension Context {
             if let provider = entry.box as? any AnyProviderBox { return [provider] }
             return (entry.box as? any AnyProviderList)?.anyProviders ?? []
         }
-        // Sorted stably: the providers added for one type share a label and keep their order.
-        return providers.enumerated().sorted { ($0.element.label, $0.offset) < ($1.element.label, $1.offset) }
-            .map(\.element)
+        // Sorted stably: the providers added for one type share a label and keep their order. Each label
+        // is made once (it is a type's name, made by reflection), not at each of the n log n comparisons.
+        return providers.enumerated().map { (label: $0.element.label, offset: $0.offset, provider: $0.element) }
+            .sorted { ($0.label, $0.offset) < ($1.label, $1.offset) }
+            .map(\.provider)
     }
 
     /// Throws the problems found, one per cause: a missing object that several factories need, or a

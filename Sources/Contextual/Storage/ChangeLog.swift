@@ -96,6 +96,17 @@ struct ChangedIDs: Sendable {
         return true
     }
 
+    /// Whether every identity is of an entry children do not inherit (a container value, a preference):
+    /// no state below the context that changed them holds what they replaced. True when empty.
+    var areAllLocal: Bool {
+        var index = 0
+        while index < count {
+            if !StorageID(raw: self[index]).isLocal { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Adds the identities of `other`; false when there is no room for them all.
     mutating func formUnion(_ other: ChangedIDs) -> Bool {
         var index = 0

@@ -352,6 +352,7 @@ extension Context {
         transforms: [ValueTransform] = [],
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
+        noteChildMade()
         let generation = tree.generation.load(ordering: .sequentiallyConsistent)
         var values = ContextValues(
             own: .empty,
@@ -372,6 +373,19 @@ extension Context {
         )
         if !transforms.isEmpty { _ = child.transformsStorage.storeIfNil(ValueTransforms(transforms)) }
         return child
+    }
+
+    /// Records that this context has a child, before the child reads its values.
+    ///
+    /// Orderings: the store and the check before it are sequentially consistent, as is an update's load
+    /// of the flag after it published. A child whose first values predate an update's publication then
+    /// set (or saw set) the flag before in that single order, so the update sees it set and brings the
+    /// child's state up to date; the check spares a store on every child made of a busy root (a request
+    /// scope's parent), whose cache line the store would take from every other core.
+    private func noteChildMade() {
+        if !hasHadChildren.load(ordering: .sequentiallyConsistent) {
+            hasHadChildren.store(true, ordering: .sequentiallyConsistent)
+        }
     }
 
     // MARK: - Reading in place

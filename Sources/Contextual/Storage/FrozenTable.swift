@@ -352,8 +352,20 @@ struct FrozenTable: Sendable {
     /// or removed.
     /// An entry whose new box holds the same value as the old one (the same object, or an equal
     /// `Equatable` value) has not changed: observers are told about what they would see change only.
+    ///
+    /// - Complexity: O(1) when both tables share their hash table (an update of one entry), else O(*n*).
     func changedIDs(from earlier: FrozenTable) -> [UInt] {
         var changed: [UInt] = []
+        if let storage, let earlierStorage = earlier.storage, storage === earlierStorage {
+            // Only the overlays differ: at most their two identities.
+            for raw in [singleID, earlier.singleID] where raw != 0 && !changed.contains(raw) {
+                let id = StorageID(raw: raw)
+                if rawBox(id) == earlier.rawBox(id) { continue }
+                if let now = box(id), let old = earlier.box(id), now.holdsSameValue(as: old) { continue }
+                changed.append(raw)
+            }
+            return changed
+        }
         forEachEntry { id, box in
             guard earlier.rawBox(id) != rawBox(id) else { return }
             if let old = earlier.box(id), box.holdsSameValue(as: old) { return }
