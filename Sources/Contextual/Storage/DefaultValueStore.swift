@@ -88,14 +88,19 @@ final class DefaultValueStore: Sendable {
         }
         let computed = cell.value(make)
         if computed.isNew && !computed.isUnimplemented {
-            state.withLock { state in
-                state.table = state.table.setting(id, to: computed.box)
-                let published = TableBox(state.table)
-                state.published.append(published)
-                current.store(ReferenceWord.unretained(published), ordering: .releasing)
-            }
+            state.withLock { state in publish(state.table.setting(id, to: computed.box), in: &state) }
         }
         return (computed.box, computed.isUnimplemented)
+    }
+
+    /// Makes `table` the one readers load; the caller holds the lock. The table is kept for the store's
+    /// lifetime: a reader that loaded the one before may still be reading it. Releasing: a reader that
+    /// loads the new table (acquiring) sees its boxes whole.
+    private func publish(_ table: FrozenTable, in state: inout State) {
+        state.table = table
+        let published = TableBox(table)
+        state.published.append(published)
+        current.store(ReferenceWord.unretained(published), ordering: .releasing)
     }
 
     // MARK: - Testing
@@ -106,10 +111,7 @@ final class DefaultValueStore: Sendable {
         let id = StorageID(key: key)
         state.withLock { state in
             state.cells[id] = nil
-            state.table = state.table.removing(id)
-            let published = TableBox(state.table)
-            state.published.append(published)
-            current.store(ReferenceWord.unretained(published), ordering: .releasing)
+            publish(state.table.removing(id), in: &state)
         }
     }
 }
