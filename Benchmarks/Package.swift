@@ -41,9 +41,9 @@ let package = Package(
         ),
         // The side-by-side table, the chart and the ratio check.
         .executableTarget(name: "contextual-compare", dependencies: ["Peers"], path: "Sources/ContextualCompare"),
-        // Instructions and allocations per operation under valgrind, and the issue 13 targets on them.
+        // Instructions and allocations per operation under valgrind, and the performance targets on them.
         .executableTarget(name: "contextual-count", dependencies: ["Peers"], path: "Sources/ContextualCount"),
-        // Reads inside `swift test` (issue 15): Contextual in production and in a test context, and a
+        // Reads inside `swift test`: Contextual in production and in a test context, and a
         // swift-dependencies read, which behaves differently when it runs inside a test.
         .testTarget(
             name: "InSwiftTestReads",

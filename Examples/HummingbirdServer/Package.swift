@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
-        // The boot report of the server's wiring, compared in CI with boot-baseline.json (issue 18).
+        // The boot report of the server's wiring, compared in CI with boot-baseline.json.
         .executableTarget(
             name: "todo-boot-report",
             dependencies: [

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Contextual
 
-// Issue 17: every provider added for a type, resolved together, root first.
+// Every provider added for a type, resolved together, root first.
 
 private protocol HealthCheck: Sendable { var name: String { get } }
 

@@ -1,4 +1,4 @@
-// Tests of defaults that read keys: loops of defaults are reported, chains and waits are not (issue 12.9).
+// Tests of defaults that read keys: loops of defaults are reported, chains and waits are not.
 
 import Contextual
 import Synchronization

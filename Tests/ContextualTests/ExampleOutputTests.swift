@@ -1,4 +1,4 @@
-// Tests that `swift run contextual-example` prints what the README says, the same on every run (issue 12.14).
+// Tests that `swift run contextual-example` prints what the README says, the same on every run.
 
 import Testing
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Contextual
 
-// Issue 17: factories that take runtime arguments and resolve the rest from their context.
+// Factories that take runtime arguments and resolve the rest from their context.
 
 private struct Report: Sendable {
     let user: String

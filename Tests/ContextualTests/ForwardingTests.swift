@@ -3,7 +3,7 @@ import Testing
 
 @testable import Contextual
 
-// Issue 17: one provider resolved under several types, sharing one object built once and shut down once.
+// One provider resolved under several types, sharing one object built once and shut down once.
 
 private protocol AccountStore: Sendable { var id: Int { get } }
 private protocol InvoiceStore: Sendable { var id: Int { get } }

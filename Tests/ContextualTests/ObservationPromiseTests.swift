@@ -3,7 +3,7 @@ import Testing
 
 @testable import Contextual
 
-// Issue 12's observation points: what the docs promise about notifications, held under misuse and races.
+// What the docs promise about notifications, held under misuse and races.
 
 @Suite("Observation promises under races and misuse")
 struct ObservationPromiseTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Contextual
 
-// Issue 12's scope, shutdown, cancellation and waiting points: nothing escapes a scope's shutdown, the
+// Scopes, shutdown, cancellation and waits under races and misuse: nothing escapes a scope's shutdown, the
 // read forms agree, and no wait hangs silently.
 
 @Suite("Scopes, shutdown and waits under races and misuse")

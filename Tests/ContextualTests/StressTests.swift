@@ -1,4 +1,4 @@
-// A randomized stress run of the engine (issue 28): threads and tasks read, update, derive, scope,
+// A randomized stress run of the engine: threads and tasks read, update, derive, scope,
 // resolve, shut down, observe and register members at once, for a bounded time, and check after every
 // operation and at the end that each reader sees its own branch's values and never an older version
 // after a newer one, that scoped objects are built once per scope and shut down once, that everything

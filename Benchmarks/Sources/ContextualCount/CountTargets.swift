@@ -49,13 +49,13 @@ enum Requirement: Sendable {
     }
 }
 
-/// A target of issue 13, by the exact name `known-misses.txt` lists it under.
+/// A performance target, by the exact name `known-misses.txt` lists it under.
 struct CountTarget: Sendable {
     let name: String
     let requirement: Requirement
 }
 
-// MARK: - The targets of issue 13
+// MARK: - The targets
 
 /// Iterations for work of thousands of instructions (a scope, an update, a first resolve), of hundreds
 /// (a notification, a debug read) and of tens (a warm read).
@@ -66,7 +66,7 @@ private let cheap = 20_000
 private let serverRequest = Measure(group: serverRequestGroup, system: .contextual, iterations: expensive)
 private let scopedObject = Measure(group: scopedObjectGroup, system: .contextual, iterations: expensive)
 
-/// Every target of issue 13 this counter checks (target h stays with contextual-compare's timings).
+/// Every target this counter checks (target h stays with contextual-compare's timings).
 let countTargets: [CountTarget] =
     [
         CountTarget(

@@ -1,13 +1,13 @@
 import Foundation
 import Peers
 
-// contextual-count: the targets of issue 13, counted in instructions and allocations per operation, which
+// contextual-count: the performance targets, counted in instructions and allocations per operation, which
 // do not depend on the machine's load (a 2-core CI runner shared with builds makes timings noisy).
 //
 // Each scenario is run alone under valgrind, at N and at 2N iterations after its set-up and a warm-up:
 // (count(2N) − count(N)) / N is the cost of one operation, with start-up, set-up and warm-up taken out.
 // Instructions come from callgrind (Ir), allocations from memcheck's "total heap usage" (every allocator
-// entry point: malloc, calloc, realloc, memalign, posix_memalign, aligned_alloc; issue 13, target i).
+// entry point: malloc, calloc, realloc, memalign, posix_memalign, aligned_alloc; target i).
 // Target g is counted in a debug build of this executable (`--debug-runner`).
 //
 // A target that is missed fails the run unless known-misses.txt lists it (its exact name, one a line);

@@ -1,6 +1,6 @@
 import Contextual
 
-// MARK: - @Injected held in a class (issue 13, target f)
+// MARK: - @Injected held in a class (target f)
 
 /// `@Injected` as a `var` of a `final class` (the struct form is ``flagshipGroup``).
 public let injectedInClassGroup = "@Injected key path, a var of a final class"

@@ -2,7 +2,7 @@ import Contextual
 import Observation
 import OpenCombine
 
-// MARK: - Notifications against OpenCombine and Observation (issue 13, target e)
+// MARK: - Notifications against OpenCombine and Observation (target e)
 
 /// Notify with 1 subscriber (Contextual's row is in `allScenarios`).
 public let notifyOneGroup = "notify, 1 subscriber"

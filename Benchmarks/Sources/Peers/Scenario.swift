@@ -53,7 +53,7 @@ public enum System: String, Sendable, CaseIterable {
     case swinject = "Swinject"
     case storedProperty = "stored property"
     case dictionary = "dictionary + cast"
-    /// OpenCombine's `@Published` and `sink`: the peer of a notification (issue 13, target e).
+    /// OpenCombine's `@Published` and `sink`: the peer of a notification (target e).
     case openCombine = "OpenCombine"
     /// The toolchain's `Observation` (`@Observable`): the peer of an unobserved write and read (target e).
     case observation = "Observation"

@@ -1,7 +1,7 @@
 import Contextual
 import Dependencies
 
-// The app a request runs in (issue 13, targets a and b), set up once per system: two values, a singleton
+// The app a request runs in (targets a and b), set up once per system: two values, a singleton
 // built before the first request, and a unit of work per request.
 
 // MARK: - What a request uses

@@ -1,7 +1,7 @@
 import Contextual
 import Dependencies
 
-// MARK: - A request as a server runs it (issue 13, targets a and b)
+// MARK: - A request as a server runs it (targets a and b)
 
 /// A request as a server runs it: a scope per request, a handler made inside it reading 4 `@Injected`
 /// (2 values, a built singleton, the scoped unit of work), then the scope's shutdown (target a).

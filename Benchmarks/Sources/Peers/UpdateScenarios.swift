@@ -1,7 +1,7 @@
 import Contextual
 import Dependencies
 
-// MARK: - Updates in a tree (issue 13, target d)
+// MARK: - Updates in a tree (target d)
 
 /// A root update, then the first read at a leaf of a 1,111-context tree.
 public let updateFirstReadGroup = "update at the top of 1,111 contexts, then first read at a leaf"

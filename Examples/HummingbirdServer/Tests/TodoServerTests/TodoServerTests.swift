@@ -168,7 +168,7 @@ struct BridgeTests {
     }
 }
 
-@Suite("The server's wiring, measured: boot report and resolution counters (issue 18)")
+@Suite("The server's wiring, measured: boot report and resolution counters")
 struct WiringMeasurementTests {
     @Test("A request builds its unit of work and nothing else")
     func requestPathBuilds() async throws {
