@@ -95,15 +95,19 @@ extension Trait where Self == ContextTrait {
     /// func verbose() { #expect(Context.current[\.verbosity] == 2) }
     /// ```
     ///
+    /// `value` is evaluated for each test and each case of a parameterized test, as the closure form's
+    /// body is: a stateful value (`.incrementing()` UUIDs, a recording fake, a manual clock) is never
+    /// shared between them.
+    ///
     /// - Parameters:
     ///   - keyPath: The value to set, as a property of `ContextValues`.
-    ///   - value: The value.
+    ///   - value: The value, evaluated once per test case.
     /// - Returns: The trait.
     public static func context<Value: Sendable>(
         _ keyPath: WritableKeyPath<ContextValues, Value> & Sendable,
-        _ value: Value
+        _ value: @autoclosure @escaping @Sendable () -> Value
     ) -> Self {
         // Without reading the value it replaces (a provider's object, a key's default).
-        ContextTrait { $0.assign(value, at: keyPath) }
+        ContextTrait { $0.assign(value(), at: keyPath) }
     }
 }

@@ -33,3 +33,32 @@ public func expectValidWiring(
         return false
     }
 }
+
+/// Prepares `context`'s wiring with `Context.prepare()` (every provider it sees resolves, async ones
+/// built, in dependency order, as at boot) and records an `Issue` with the error's message. Use it in an
+/// async test: what the synchronous form cannot build (an async singleton, and what requires one) it
+/// builds.
+///
+/// ```swift
+/// @Test func wiring() async {
+///     await expectValidWiring(AppWiring.context())
+/// }
+/// ```
+///
+/// - Parameters:
+///   - context: The context to check; by default the current one (the test's, inside a `.context` trait).
+///   - sourceLocation: Where the issue is recorded; the caller's line by default.
+/// - Returns: Whether the wiring is valid.
+@discardableResult
+public func expectValidWiring(
+    _ context: Context = .current,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> Bool {
+    do {
+        try await context.prepare()
+        return true
+    } catch {
+        Issue.record(Comment(rawValue: error.description), sourceLocation: sourceLocation)
+        return false
+    }
+}

@@ -6,7 +6,8 @@ import Testing
 // MARK: - withTestContext
 
 /// Runs `operation` in a fresh test context set by `configure`: what the `.context` trait does for a
-/// Swift Testing test, for XCTest and plain code.
+/// Swift Testing test, for XCTest and plain code. Inside a test that a `.context` trait runs, the context
+/// is a child of the test's: it keeps the trait's wiring, and `configure` overrides it.
 ///
 /// ```swift
 /// func testCheckout() throws {
@@ -96,11 +97,16 @@ public func withTestContext<Result>(
     try await makeTestContext(name: name, { _ in }).run(operation)
 }
 
-/// A test context named `name` (or after the running test), reporting unimplemented reads as issues.
+/// A test context named `name` (or after the running test), reporting unimplemented reads as issues:
+/// inside a test that a `.context` trait runs, a child of the trait's context, which keeps its wiring and
+/// its test values; elsewhere (XCTest, plain code, a test without the trait), a fresh test context.
 private func makeTestContext(
     name: String?,
     _ configure: (inout ContextValues) throws -> Void
 ) rethrows -> Context {
+    if ContextTrait.isApplied {
+        return try Context.current.child(name: name ?? "withTestContext", configure)
+    }
     let current = Test.current
     return try Context.testing(
         name: name ?? current?.displayName ?? current?.name ?? "test",

@@ -105,6 +105,24 @@ struct KeyPathTraitTests {
     }
 }
 
+@Suite("A key path trait's value, made for each test", .context(\.callCounter, CallCounter()))
+struct KeyPathTraitValuePerTestTests {
+    @Test("Each case of a parameterized test gets a value of its own: a counter starts at 1 in each", arguments: 1...4)
+    func freshValuePerCase(_ number: Int) {
+        #expect(Context.current[\.callCounter].next() == 1, "case \(number) shares its counter")
+    }
+
+    @Test("Two tests of the suite get a value each (1)")
+    func first() {
+        #expect(Context.current[\.callCounter].next() == 1)
+    }
+
+    @Test("Two tests of the suite get a value each (2)")
+    func second() {
+        #expect(Context.current[\.callCounter].next() == 1)
+    }
+}
+
 @Suite("Without a context trait")
 struct NoTraitTests {
     @Test("A test without a context trait runs in the process-wide root, which reads production defaults")

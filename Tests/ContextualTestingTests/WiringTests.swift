@@ -32,6 +32,30 @@ struct WiringTests {
         #expect(throws: Never.self) { try Context.current.validate() }
     }
 
+    @Test("The async wiring check builds async providers first: a scoped provider requiring one passes")
+    func validAsyncWiring() async {
+        let app = Context.testing(name: "app") {
+            $0.provide(AsyncConnectionPool.self, lifetime: .singleton) { _ async in AsyncConnectionPool() }
+            $0.provide(Connection.self, lifetime: .scoped) { context in
+                Connection(number: context.resolve(AsyncConnectionPool.self).size)
+            }
+        }
+        #expect(await expectValidWiring(app))
+        #expect(app.resolve(AsyncConnectionPool.self).size == 8)
+    }
+
+    @Test("The async wiring check records an issue naming the factory that failed")
+    func invalidAsyncWiring() async {
+        let broken = Context.testing(name: "broken") {
+            $0.provide(AsyncConnectionPool.self, lifetime: .singleton) { _ async throws in throw PoolError() }
+        }
+        await withKnownIssue {
+            #expect(!(await expectValidWiring(broken)))
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("AsyncConnectionPool") }
+        }
+    }
+
     @Test("The wiring check records an issue naming what is missing")
     func invalidWiring() {
         let broken = Context.testing(name: "broken") {
@@ -46,3 +70,10 @@ struct WiringTests {
         }
     }
 }
+
+/// A pool whose factory is async, built at boot by `prepare()`.
+final class AsyncConnectionPool: Sendable {
+    let size = 8
+}
+
+struct PoolError: Error {}

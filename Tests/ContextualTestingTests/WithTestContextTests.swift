@@ -87,3 +87,21 @@ struct WithTestContextTests {
         }
     }
 }
+
+@Suite("withTestContext inside a context trait", .context { $0.greeting = "from the suite" })
+struct WithTestContextInsideTraitTests {
+    @Test("withTestContext starts from the test's context: the trait's wiring stays, its closure overrides")
+    func keepsTheTraitsWiring() async {
+        let (greeting, number) = withTestContext {
+            $0.requestNumber = 7
+        } operation: {
+            (Context.current[\.greeting], Context.current[\.requestNumber])
+        }
+        #expect(greeting == "from the suite")
+        #expect(number == 7)
+        let asyncGreeting = await withTestContext { () async in Context.current[\.greeting] }
+        #expect(asyncGreeting == "from the suite")
+        // The override stays inside: the test's context is unchanged.
+        #expect(Context.current[\.requestNumber] == 0)
+    }
+}
