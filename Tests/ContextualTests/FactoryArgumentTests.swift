@@ -55,6 +55,26 @@ struct FactoryArgumentTests {
         }
     }
 
+    @Test("make with arguments no factory takes names the argument types registered for the object")
+    func missingNamesRegisteredArguments() {
+        do throws(ContextError) {
+            _ = try app.make(Report.self, ("ada", 7))
+            Issue.record("made a report with unlabeled arguments")
+        } catch {
+            #expect(error.code == .missingObject)
+            #expect(error.message.contains("takes arguments of type '(Swift.String, Swift.Int)'"), "\(error.message)")
+            #expect(error.message.contains("'(user: Swift.String, days: Swift.Int)'"), "\(error.message)")
+            #expect(error.message.contains("labels are part of its type"))
+        }
+        do throws(ContextError) {
+            _ = try Context(name: "bare").make(Report.self, "ada")
+            Issue.record("made a report without a factory")
+        } catch {
+            #expect(error.message.contains("Report' is registered on 'bare'"), "\(error.message)")
+            #expect(error.message.contains("provideFactory"))
+        }
+    }
+
     @Test("A factory that throws fails with factoryFailed, naming it")
     func failure() {
         let app = Context(name: "app") {

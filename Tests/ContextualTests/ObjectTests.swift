@@ -61,6 +61,18 @@ struct ObjectTests {
         #expect(error.description.contains("provide it with `child(providing:)`"))
     }
 
+    @Test("A missing object searched only at the process-wide root says the code ran outside run, and names run")
+    func missingAtRootNamesRun() throws {
+        let error = try #require(throws: ContextError.self) { try Context.root.require(Database.self) }
+        #expect(error.searchedContexts == ["root"])
+        #expect(error.description.contains("only the process-wide root was searched"))
+        #expect(error.description.contains("outside `run`"))
+        #expect(error.description.contains("`app.resolve(ContextualTests.Database.self)`"))
+        #expect(!error.description.contains("child(providing:)"))
+        let protocolError = try #require(throws: ContextError.self) { try Context.root.require((any Store).self) }
+        #expect(protocolError.description.contains("`app.resolve((any ContextualTests.Store).self)`"))
+    }
+
     @Test("A missing protocol type's fix provides it under the protocol and spells its optional with parentheses")
     func missingProtocolFix() throws {
         let error = try #require(throws: ContextError.self) { try Context(name: "app").require((any Store).self) }

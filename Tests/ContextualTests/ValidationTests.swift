@@ -66,6 +66,25 @@ struct ValidationTests {
         #expect(log.all == ["shutdown probe"])
     }
 
+    @Test("prepare() reports a failing async factory once, not again through the providers that require it")
+    func asyncFailureReportedOnce() async throws {
+        let log = Collector<String>()
+        let app = Context(name: "app") {
+            $0.provide(Connection.self, lifetime: .singleton) { _ async throws in
+                throw TestFailure(reason: "cannot connect")
+            }
+            $0.provide(Transaction.self, lifetime: .scoped) { context in
+                Transaction(id: try context.require(Connection.self).url, log: log)
+            }
+        }
+        let error = try #require(await #expect(throws: ContextError.self) { try await app.prepare() })
+        let problems = error.underlyingErrors.compactMap { $0 as? ContextError }
+        #expect(problems.map(\.code) == [.factoryFailed])
+        #expect(problems.first?.requestedType?.contains("Connection") == true)
+        #expect(problems.first?.underlyingErrors.first is TestFailure)
+        #expect(!error.message.contains("prepare()"))
+    }
+
     @Test("dump() prints the chain, each entry's kind and lifetime, overrides below, and what scopes built")
     func dumpIsStable() throws {
         let log = Collector<String>()

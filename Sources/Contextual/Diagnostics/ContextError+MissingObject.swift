@@ -17,10 +17,20 @@ extension ContextError {
             ? "`context.child(providing: object, as: (\(spelled)).self)`"
             : "`context.child(providing: \(typeName)(…))`"
         let optional = isExistential ? "(\(spelled))?" : "\(typeName)?"
+        // Only the process-wide root searched: the reading code ran outside every `run`, where
+        // `Context.current` is the root (which provides nothing unless someone provided on it).
+        let onlyRoot = context === Context.root
         let fix =
-            "provide it with `child(providing:)` on one of these contexts, e.g. \(example), "
-            + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
-            + "`\(optional)`"
+            onlyRoot
+            ? "only the process-wide root was searched: the code that read it ran outside `run`, or the value "
+                + "holding the `@Injected` property was made outside `run`, so `Context.current` was "
+                + "`Context.root`. Make it, or run the code, inside your context's `run { … }` "
+                + "(`app.run { SignupHandler() }`), or resolve from your context directly "
+                + "(`app.resolve(\(isExistential ? "(\(spelled))" : typeName).self)`); to treat it as optional, "
+                + "resolve it as `\(optional)`"
+            : "provide it with `child(providing:)` on one of these contexts, e.g. \(example), "
+                + "or with `$0.provide(…)` in its configuring closure; to treat it as optional, resolve it as "
+                + "`\(optional)`"
         let building = ResolutionFrame.currentLabels
         let needed = building.isEmpty ? "" : " Needed by: \((building + [typeName]).joined(separator: " → "))."
         return ContextError(

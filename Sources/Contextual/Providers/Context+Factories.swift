@@ -20,6 +20,27 @@ extension Context {
         _ type: Object.Type,
         _ arguments: Arguments
     ) throws(ContextError) -> Object {
-        try require(Factory<Arguments, Object>.self)(arguments)
+        let factory: Factory<Arguments, Object>
+        do throws(ContextError) {
+            factory = try require(Factory<Arguments, Object>.self)
+        } catch  where error.code == .missingObject && error.resolutionPath.isEmpty {
+            throw ContextError.missingFactory(
+                of: Object.self,
+                taking: Arguments.self,
+                registered: registeredFactoryArguments(of: Object.self),
+                in: self
+            )
+        }
+        return try factory(arguments)
+    }
+
+    /// The argument types of the factories of `object` this context sees, as Swift spells them.
+    func registeredFactoryArguments<Object>(of object: Object.Type) -> [String] {
+        visibleProviders().compactMap { provider in
+            guard let factory = provider.providedType as? any FactoryType.Type, factory.objectType == object else {
+                return nil
+            }
+            return String(reflecting: factory.argumentsType)
+        }
     }
 }

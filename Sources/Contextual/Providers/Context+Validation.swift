@@ -82,7 +82,10 @@ extension Context {
                 }
             }
             if waiting.count == pending.count {
-                problems += waiting.map(\.error)
+                // A provider waiting on an async one whose own build failed adds nothing to that failure,
+                // which names the cause: it is reported once.
+                let failed = Set(problems.lazy.filter { $0.code == .factoryFailed }.compactMap(\.requestedType))
+                problems += waiting.map(\.error).filter { !failed.contains($0.requestedType ?? "") }
                 break
             }
             pending = waiting.map(\.provider)

@@ -25,6 +25,35 @@ extension ContextError {
         )
     }
 
+    /// `make(object, arguments)` where no factory of `object` takes `arguments`: the factories of
+    /// `object` there are, by argument type, and the fix (a tuple's labels are part of its type).
+    static func missingFactory(
+        of object: Any.Type,
+        taking arguments: Any.Type,
+        registered: [String],
+        in context: Context
+    ) -> ContextError {
+        let objectName = String(reflecting: object)
+        let argumentsName = String(reflecting: arguments)
+        let factoryName = "Factory<\(argumentsName), \(objectName)>"
+        let found =
+            registered.isEmpty
+            ? "No factory of '\(objectName)' is registered on \(quotedChain(context)). Fix: register one with "
+                + "`$0.provideFactory(\(objectName).self) { (context: Context, arguments: \(argumentsName)) in … }`."
+            : "The factories of '\(objectName)' there take: "
+                + registered.map { "'\($0)'" }.joined(separator: ", ")
+                + ". Fix: call `make` with arguments of one of these types (a tuple's labels are part of its "
+                + "type: write the labels the factory declares), or register a factory that takes "
+                + "'\(argumentsName)'."
+        return ContextError(
+            code: .missingObject,
+            requestedType: factoryName,
+            searchedContexts: context.chainNames,
+            message: "no factory of '\(objectName)' takes arguments of type '\(argumentsName)' "
+                + "(no '\(factoryName)' is provided). " + found
+        )
+    }
+
     static func cycle(_ circle: [String]) -> ContextError {
         let path = circle.joined(separator: " → ")
         return ContextError(

@@ -40,3 +40,17 @@ public struct Factory<Arguments, Object: Sendable>: Sendable {
         try builder.build(for: context) { context in try make(context, arguments) }
     }
 }
+
+// MARK: - FactoryType
+
+/// What a ``Factory`` type builds and from what, asked of a provider's type without knowing its
+/// generic arguments: for the message of a `make` whose arguments no factory takes.
+protocol FactoryType {
+    static var objectType: Any.Type { get }
+    static var argumentsType: Any.Type { get }
+}
+
+extension Factory: FactoryType {
+    static var objectType: Any.Type { Object.self }
+    static var argumentsType: Any.Type { Arguments.self }
+}

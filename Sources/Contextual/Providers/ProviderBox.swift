@@ -573,6 +573,8 @@ enum ProviderRole: Sendable {
 @usableFromInline
 protocol AnyProviderBox: ContextBox {
     var label: String { get }
+    /// The type it provides.
+    var providedType: Any.Type { get }
     var lifetime: Lifetime { get }
     var isAsync: Bool { get }
     /// Whether a singleton provider built its object.
@@ -586,6 +588,9 @@ protocol AnyProviderBox: ContextBox {
 extension ProviderBox: AnyProviderBox {
     @usableFromInline
     var isBuilt: Bool { singleton.built != nil }
+
+    @usableFromInline
+    var providedType: Any.Type { Value.self }
 
     @usableFromInline
     func validate(from context: Context) throws(ContextError) {
