@@ -149,7 +149,12 @@ struct ForwardingTests {
             #expect(error.underlyingErrors.count == 1)
             let problem = error.underlyingErrors.first as? ContextError
             #expect(problem?.code == .factoryFailed)
-            #expect(problem?.message.contains("is not a Unrelated") == true)
+            let message = problem?.message ?? ""
+            #expect(message.contains("is not a 'Unrelated'"), "\(message)")
+            #expect(message.components(separatedBy: "Fix:").count == 2, "one fix: \(message)")
+            #expect(!message.contains(".."), "\(message)")
+            #expect(message.contains("conform to 'Unrelated'"), "\(message)")
+            #expect(!message.contains("make the factory succeed"), "\(message)")
         }
     }
 

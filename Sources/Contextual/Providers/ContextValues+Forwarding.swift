@@ -51,25 +51,29 @@ extension ContextValues {
         if raw & 1 == 0 {
             let object = unboxValue(raw, as: primary)
             guard let forwarded = object as? Forwarded else {
-                preconditionFailure("Contextual: forward(\(type), to: \(primary)): the object is not a \(type).")
+                preconditionFailure(
+                    "Contextual: "
+                        + ForwardingMismatch(object: object, forwarded: type, primary: primary).description
+                )
             }
             own.set(StorageID(object: type), to: ValueBox(forwarded, entry: type))
             return
         }
         let source = provider(raw, as: primary)
-        let convert: @Sendable (Primary) throws -> Forwarded = { object in
+        let convert: @Sendable (Primary, Context) throws -> Forwarded = { object, context in
             guard let forwarded = object as? Forwarded else {
-                throw ForwardingMismatch(object: "\(Swift.type(of: object))", forwarded: "\(Forwarded.self)")
+                let mismatch = ForwardingMismatch(object: object, forwarded: Forwarded.self, primary: Primary.self)
+                throw mismatch.contextError(resolvingFrom: context)
             }
             return forwarded
         }
         // Synchronous reads work once an async primary was built, as they do for the primary itself.
         let sync: @Sendable (Context) throws -> Forwarded = { context in
-            try convert(try source.resolve(from: context))
+            try convert(try source.resolve(from: context), context)
         }
         var async: (@Sendable (Context) async throws -> Forwarded)?
         if source.isAsync {
-            async = { context in try convert(try await source.resolveAsync(from: context)) }
+            async = { context in try convert(try await source.resolveAsync(from: context), context) }
         }
         let factory = ProviderBox<Forwarded>.Factory.forwarding(sync, async: async)
         own.set(
@@ -86,13 +90,32 @@ extension ContextValues {
 
 // MARK: - ForwardingMismatch
 
-/// What a forwarding throws when its primary's object is not of the type forwarded.
-struct ForwardingMismatch: Error, CustomStringConvertible {
-    let object: String
+/// An object that is not of the type it is forwarded to: one message, one fix.
+struct ForwardingMismatch: CustomStringConvertible {
+    let objectType: String
     let forwarded: String
+    let primary: String
+
+    init(object: Any, forwarded: Any.Type, primary: Any.Type) {
+        self.objectType = String(describing: Swift.type(of: object))
+        self.forwarded = String(describing: forwarded)
+        self.primary = String(describing: primary)
+    }
 
     var description: String {
-        "the object built, of type \(object), is not a \(forwarded), the type it is forwarded to. Fix: forward "
-            + "only types that the object conforms to."
+        "forward(\(forwarded).self, to: \(primary).self): the object provided under '\(primary)', of type "
+            + "'\(objectType)', is not a '\(forwarded)', so it cannot be resolved as one. Fix: make '\(objectType)' "
+            + "conform to '\(forwarded)', or remove '\(forwarded)' from the types forwarded to '\(primary)'."
+    }
+
+    /// The error of a resolve of the forwarded type from `context`.
+    func contextError(resolvingFrom context: Context) -> ContextError {
+        ContextError(
+            code: .factoryFailed,
+            requestedType: forwarded,
+            searchedContexts: context.chainNames,
+            message: description,
+            resolutionPath: ResolutionFrame.currentLabels
+        )
     }
 }
