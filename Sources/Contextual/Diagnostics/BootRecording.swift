@@ -1,4 +1,5 @@
 // What a boot report records while its validation runs: each build, its time and its reads (internal).
+// Architecture: ARCHITECTURE.md, "The boot report's instruments".
 
 // MARK: - BootRecording
 

@@ -1,4 +1,5 @@
 // Turning a boot report's recorded builds into the report: entries, edges, totals (internal).
+// Architecture: ARCHITECTURE.md, "The boot report's instruments".
 
 // MARK: - BootReportAssembly
 

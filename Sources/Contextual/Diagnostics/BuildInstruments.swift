@@ -1,4 +1,5 @@
 // What a context tree measures of its builds when asked: resolution counters and boot reports (internal).
+// Architecture: ARCHITECTURE.md, "The boot report's instruments".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // A host's list of members, and a member's link back to its host (internal).
+// Architecture: ARCHITECTURE.md, "Members and preferences".
 
 import Synchronization
 

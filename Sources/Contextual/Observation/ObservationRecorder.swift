@@ -1,4 +1,5 @@
 // What a tracked closure reads: the recorder that collects observed properties and context keys (internal).
+// Architecture: ARCHITECTURE.md, "Observation and delivery".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // The subscribers behind observe, tracking and streams (internal).
+// Architecture: ARCHITECTURE.md, "Observation and delivery".
 
 // MARK: - ValueSubscriber
 

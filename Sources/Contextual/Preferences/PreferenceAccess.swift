@@ -1,4 +1,5 @@
 // How a tracked preference read is recorded and re-checked after a change in the subtree (internal).
+// Architecture: ARCHITECTURE.md, "Members and preferences".
 
 // MARK: - PreferenceAccess
 

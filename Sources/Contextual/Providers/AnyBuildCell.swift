@@ -1,4 +1,5 @@
 // What a build cell holds whatever it builds: its object's word and its build in flight (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 import Synchronization
 

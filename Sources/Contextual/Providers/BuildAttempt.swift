@@ -1,4 +1,5 @@
 // One build in flight, which other resolvers of the same object wait for (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 // MARK: - BuildAttempt
 

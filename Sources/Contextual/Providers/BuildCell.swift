@@ -1,4 +1,5 @@
 // Where a provider keeps what it built, and how one build at a time is run (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // A registered provider: its factory, lifetime and registrar, and how it resolves (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // The entry of every provider added for one type along a chain (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 // MARK: - ProviderList
 

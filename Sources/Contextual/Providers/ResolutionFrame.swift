@@ -1,4 +1,5 @@
 // The resolution path of the current task, for cycle detection and messages (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 import Synchronization
 

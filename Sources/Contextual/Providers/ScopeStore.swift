@@ -1,4 +1,5 @@
 // What a scope owns: the objects it built, in order, for shutdown (internal).
+// Architecture: ARCHITECTURE.md, "Providers: boxes, build cells, scope stores and resolution frames".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // `ShutdownOpener`: how a provider sees an object it built as a `ScopeShutdown` without a dynamic cast.
+// Architecture: ARCHITECTURE.md, "Shutdown".
 
 // MARK: - ShutdownOpener
 

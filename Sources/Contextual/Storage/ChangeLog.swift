@@ -1,4 +1,5 @@
 // `ChangeLog`: which entries the last updates of a tree changed, by generation.
+// Architecture: ARCHITECTURE.md, "The change log and the incremental refresh".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // `ConditionLocked`: a value behind a pthread mutex with a condition, for threads that wait for it to change.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 #if canImport(Glibc)
 import Glibc

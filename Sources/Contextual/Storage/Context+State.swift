@@ -1,5 +1,6 @@
 // The state machine behind a context's reads and updates: which values a read sees, and how a new
 // state is published, refreshed and released.
+// Architecture: ARCHITECTURE.md, "Contexts, states and generations".
 import Synchronization
 
 // MARK: - Context state

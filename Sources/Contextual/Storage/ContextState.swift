@@ -1,4 +1,5 @@
 // `ContextState`: one published, immutable state of a context, and the flattening of its tables.
+// Architecture: ARCHITECTURE.md, "Contexts, states and generations".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // What all the contexts derived from one root share: their generation, read domain and observers.
+// Architecture: ARCHITECTURE.md, "Contexts, states and generations".
 import Synchronization
 
 // MARK: - ContextTree

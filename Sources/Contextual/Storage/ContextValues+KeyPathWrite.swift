@@ -1,4 +1,5 @@
 // Assigning a value through a key path without reading the value it replaces.
+// Architecture: ARCHITECTURE.md, "Key-path writes".
 
 // MARK: - Assigning through a key path
 

@@ -1,4 +1,5 @@
 // A context's values as it reads them, lent to a read without being copied.
+// Architecture: ARCHITECTURE.md, "The read path".
 
 // MARK: - Reader view
 

@@ -1,4 +1,5 @@
 // The defaults a thread is computing, to find a default that reads itself before it waits forever.
+// Architecture: ARCHITECTURE.md, "Default values and test values".
 
 // MARK: - DefaultFrame
 

@@ -1,4 +1,5 @@
 // Reading one test context's test values, from a store of its own (a ``DefaultValueStore``).
+// Architecture: ARCHITECTURE.md, "Default values and test values".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // Values computed once per key: the process-wide defaults, or one test context's test values.
+// Architecture: ARCHITECTURE.md, "Default values and test values".
 
 import Synchronization
 

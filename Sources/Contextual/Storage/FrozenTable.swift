@@ -1,4 +1,5 @@
 // `FrozenTable`: the immutable open-addressing table a context's entries live in.
+// Architecture: ARCHITECTURE.md, "Tables: FrozenTable and TableStorage".
 
 // MARK: - FrozenTable
 

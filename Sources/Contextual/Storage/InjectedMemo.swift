@@ -1,4 +1,5 @@
 // What an `@Injected` property keeps between reads, so that a warm read is a couple of loads.
+// Architecture: ARCHITECTURE.md, "The read path".
 import Synchronization
 
 // MARK: - InjectedMemo

@@ -1,4 +1,5 @@
 // `InlineList`: a list that keeps its first element inline, for the short lists made per request.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 // MARK: - InlineList
 

@@ -1,4 +1,5 @@
 // `KeyPathShape`: whether a key path is one property of its root, learned once per key path.
+// Architecture: ARCHITECTURE.md, "Key-path writes".
 
 // MARK: - KeyPathShape
 

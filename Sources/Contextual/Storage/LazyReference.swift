@@ -1,4 +1,5 @@
 // `LazyReference`: a reference set at most once and read with one atomic load.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 import Synchronization
 

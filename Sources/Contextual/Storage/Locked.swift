@@ -1,4 +1,5 @@
 // `Locked`: a value behind a pthread mutex, which ThreadSanitizer sees.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 #if canImport(Glibc)
 import Glibc

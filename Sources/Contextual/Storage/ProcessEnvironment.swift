@@ -1,4 +1,5 @@
 // Reading the process's environment block (`environ`), which only C pointers reach.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 // `ReadDomain`: lock-free read sections and the deferred release of replaced states.
+// Architecture: ARCHITECTURE.md, "The read path".
 
 import Synchronization
 

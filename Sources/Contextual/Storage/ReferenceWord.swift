@@ -1,4 +1,5 @@
 // The one place where a class reference becomes a machine word and back, for atomics and tagged tables.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 // MARK: - ReferenceWord
 

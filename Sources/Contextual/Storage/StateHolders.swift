@@ -1,5 +1,6 @@
 // `StateHolders`: the contexts of a tree that hold a state of their own, for an update to release what it
 // replaced at once.
+// Architecture: ARCHITECTURE.md, "State holders".
 
 // MARK: - StateHolders
 

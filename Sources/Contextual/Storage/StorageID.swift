@@ -1,4 +1,5 @@
 // `StorageID`: the identity of an entry (a key, an object type, a container value or a preference).
+// Architecture: ARCHITECTURE.md, "Tables: FrozenTable and TableStorage".
 
 // MARK: - StorageID
 

@@ -1,4 +1,5 @@
 // `ThreadSlot`: one word per thread, for what a synchronous call installs for the calls it makes.
+// Architecture: ARCHITECTURE.md, "Thread slots".
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 // What a type's runtime metadata tells about it, for messages.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 // MARK: - TypeMetadata
 

@@ -1,4 +1,5 @@
 // The typed boxes entries are stored in, read back without a dynamic cast.
+// Architecture: ARCHITECTURE.md, "Tables: FrozenTable and TableStorage".
 
 // MARK: - ContextBox
 

@@ -1,4 +1,5 @@
 // A transform of an inherited value (`child(transforming:)`), applied again whenever what flows from above changes.
+// Architecture: ARCHITECTURE.md, "Contexts, states and generations".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // `WindowSizeSignal`: the process's SIGWINCH handler, installed once and chained to any earlier one.
+// Architecture: ARCHITECTURE.md, "Primitives".
 
 import Synchronization
 
