@@ -1,6 +1,7 @@
 // Records an unimplemented read as a Swift Testing issue, at the source line that read the key.
 
 import Contextual
+import Foundation
 import Runtime
 import Synchronization
 import Testing

@@ -1,7 +1,6 @@
 // The thread a boot report's validation runs on, so that a factory that blocks never takes a thread of
 // the cooperative pool, which the report needs to return at its deadline (internal).
-
-import Foundation
+// Architecture: ARCHITECTURE.md, "The boot report's instruments".
 
 // MARK: - BootExecutor
 
@@ -25,10 +24,9 @@ final class BootExecutor: TaskExecutor {
             defer { state.threadRunning = true }
             return !state.threadRunning
         }
-        if start {
-            let thread = Thread { self.run() }
-            thread.name = "Contextual boot report"
-            thread.start()
+        if start && !DetachedThread.start({ self.run() }) {
+            // No thread to be had: a thread of the cooperative pool runs the jobs instead.
+            Task.detached { self.run() }
         }
     }
 
@@ -68,12 +66,10 @@ final class BootDeadline: Sendable {
 
     /// Calls `expire` after `deadline` unless ``end()`` came first.
     init(_ deadline: Duration, expire: @escaping @Sendable () -> Void) {
-        let thread = Thread { [ended] in
+        DetachedThread.start { [ended] in
             let ended: Bool? = ended.wait(until: { $0 ? true : nil }, atMost: deadline)
             if ended == nil { expire() }
         }
-        thread.name = "Contextual boot report deadline"
-        thread.start()
     }
 
     /// The validation ended: the deadline's thread ends without expiring.

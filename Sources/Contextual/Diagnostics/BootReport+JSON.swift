@@ -1,6 +1,10 @@
 // A boot report as JSON: written with stable field names and read back with its format version checked.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // MARK: - JSON
 

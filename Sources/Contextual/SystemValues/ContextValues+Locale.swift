@@ -37,10 +37,14 @@ extension ContextValues {
 /// The key of ``ContextValues/locale``.
 enum LocaleKey: ContextKey {
     static var defaultValue: Locale { locale(from: EnvironmentVariables.process) }
-    static var testValue: Locale { Locale(identifier: "en_US_POSIX") }
+    static var testValue: Locale {
+        InternationalizationSupport.load()
+        return Locale(identifier: "en_US_POSIX")
+    }
 
     /// The locale that `environment` names, or `en_US_POSIX`.
     static func locale(from environment: EnvironmentVariables) -> Locale {
+        InternationalizationSupport.load()
         let name = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         guard let name, let identifier = identifier(fromPOSIX: name) else { return testValue }
         return Locale(identifier: identifier)
@@ -67,10 +71,14 @@ enum TimeZoneKey: ContextKey {
     static var defaultValue: TimeZone { timeZone(from: EnvironmentVariables.process) }
     static var testValue: TimeZone { gmt }
 
-    static var gmt: TimeZone { TimeZone(secondsFromGMT: 0) ?? TimeZone.gmt }
+    static var gmt: TimeZone {
+        InternationalizationSupport.load()
+        return TimeZone(secondsFromGMT: 0) ?? TimeZone.gmt
+    }
 
     /// The time zone that `environment`'s `TZ` names, the system's without one, or GMT.
     static func timeZone(from environment: EnvironmentVariables) -> TimeZone {
+        InternationalizationSupport.load()
         guard var name = environment["TZ"], !name.isEmpty else { return TimeZone.current }
         if name.hasPrefix(":") { name.removeFirst() }
         if name == "UTC" || name == "GMT" || name == "UTC0" || name == "GMT0" { return gmt }
