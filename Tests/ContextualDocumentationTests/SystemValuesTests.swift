@@ -47,18 +47,46 @@ struct SystemValuesArticleTests {
         do {
             _ = try environment.value("PORT", as: Int.self)
         } catch {
-            print(error)  // PORT=abc is not a valid Int
+            print(error)  // PORT=abc is not a valid Int: expected a decimal integer such as 8080
         }
 
         #expect(level == .debug)
         #expect(timeout == 30)
-        #expect(throws: EnvironmentVariableError(name: "PORT", value: "abc", expectedType: "Int")) {
-            try environment.value("PORT", as: Int.self)
-        }
-        #expect(
-            "\(EnvironmentVariableError(name: "PORT", value: "abc", expectedType: "Int"))"
-                == "PORT=abc is not a valid Int"
+        let error = EnvironmentVariableError(
+            name: "PORT",
+            value: "abc",
+            expectedType: "Int",
+            acceptedForms: "a decimal integer such as 8080"
         )
+        #expect(throws: error) { try environment.value("PORT", as: Int.self) }
+        #expect("\(error)" == "PORT=abc is not a valid Int: expected a decimal integer such as 8080")
+        #expect(try EnvironmentVariables(["PORT": ""]).value("PORT", as: Int.self) == nil, "empty is unset")
+        #expect(
+            "\(EnvironmentVariableError(name: "PORT", value: "8080\u{200B}", expectedType: "Int"))"
+                == #"PORT="8080\u{200B}" is not a valid Int"#
+        )
+    }
+
+    @Test("Elapsed time is measured on the context's clock, with no cast")
+    func measuring() async throws {
+        let (elapsed, taken) = try await Context.testing().run {
+            let clock = Context.current[\.clock]
+            let start = clock.now
+            try await clock.sleep(for: .seconds(1))
+            let elapsed = start.duration(to: clock.now)  // 1 s: at once in a test, a second or a little more live
+            let taken = try await clock.measure { try await clock.sleep(for: .seconds(2)) }  // 2 s
+            return (elapsed, taken)
+        }
+
+        #expect(elapsed == .seconds(1))
+        #expect(taken == .seconds(2))
+        let manual = ManualClock()
+        let test = Context.testing { $0.clock = manual }
+        let start = test[\.clock].now
+        manual.advance(by: .seconds(5))
+        #expect(start.duration(to: test[\.clock].now) == .seconds(5))
+        let suspending = Context.testing { $0.clock = SuspendingClock() }
+        #expect(!(suspending[\.clock] is ImmediateClock))
     }
 
     @Test("The terminal is observed")

@@ -98,7 +98,14 @@ struct SystemValuesTests {
         #expect(try environment.value("RATIO", as: Double.self) == 0.5)
         #expect(try environment.value("DATABASE", as: URL.self)?.host == "db")
         #expect(try environment.value("LEVEL", as: LogLevel.self) == .info)
-        #expect(throws: EnvironmentVariableError(name: "BAD_PORT", value: "abc", expectedType: "Int")) {
+        #expect(
+            throws: EnvironmentVariableError(
+                name: "BAD_PORT",
+                value: "abc",
+                expectedType: "Int",
+                acceptedForms: "a decimal integer such as 8080"
+            )
+        ) {
             try environment.value("BAD_PORT", as: Int.self)
         }
         #expect(throws: EnvironmentVariableError.self) { try environment.value("MAYBE", as: Bool.self) }
@@ -109,6 +116,194 @@ struct SystemValuesTests {
         } catch {
             #expect(error.description == "LOUD=loud is not a valid LogLevel")
         }
+    }
+
+    @Test(
+        "A typed read refuses a value in another form, quoting it and listing the forms its type accepts",
+        arguments: [
+            ("URL", "::not a url", #"URL="::not a url" is not a valid URL: expected \#(urlForms)"#),
+            ("URL", ":8080", "URL=:8080 is not a valid URL: expected \(urlForms)"),
+            ("URL", "localhost:8080", "URL=localhost:8080 is not a valid URL: expected \(urlForms)"),
+            (
+                "URL", "http://example.com/a b",
+                #"URL="http://example.com/a b" is not a valid URL: expected \#(urlForms)"#
+            ),
+            ("URL", "http://example.com/a[b]", "URL=http://example.com/a[b] is not a valid URL: expected \(urlForms)"),
+            ("URL", "http://ex%zzample.com", "URL=http://ex%zzample.com is not a valid URL: expected \(urlForms)"),
+            ("URL", "https://bücher.example", "URL=https://bücher.example is not a valid URL: expected \(urlForms)"),
+            ("URL", "file:///tmp/x", "URL=file:///tmp/x is not a valid URL: expected \(urlForms)"),
+            ("URL", "http://", "URL=http:// is not a valid URL: expected \(urlForms)"),
+            ("URL", "/just/a/path", "URL=/just/a/path is not a valid URL: expected \(urlForms)"),
+            ("Double", "inf", "Double=inf is not a valid Double: expected \(doubleForms)"),
+            ("Double", "-infinity", "Double=-infinity is not a valid Double: expected \(doubleForms)"),
+            ("Double", "nan", "Double=nan is not a valid Double: expected \(doubleForms)"),
+            ("Double", "1e309", "Double=1e309 is not a valid Double: expected \(doubleForms)"),
+            ("Double", "0x1p3", "Double=0x1p3 is not a valid Double: expected \(doubleForms)"),
+            ("Double", "1\0junk", #"Double="1\0junk" is not a valid Double: expected \#(doubleForms)"#),
+            ("Double", "1_000.5", "Double=1_000.5 is not a valid Double: expected \(doubleForms)"),
+            ("Double", "1e", "Double=1e is not a valid Double: expected \(doubleForms)"),
+            ("Double", ".", "Double=. is not a valid Double: expected \(doubleForms)"),
+            ("Double", "0.5\u{200B}", #"Double="0.5\u{200B}" is not a valid Double: expected \#(doubleForms)"#),
+            ("Int", "abc", "Int=abc is not a valid Int: expected \(intForms)"),
+            ("Int", "8080\0", #"Int="8080\0" is not a valid Int: expected \#(intForms)"#),
+            ("Int", "\u{FEFF}8080", #"Int="\u{FEFF}8080" is not a valid Int: expected \#(intForms)"#),
+            ("Int", "80\u{200B}80", #"Int="80\u{200B}80" is not a valid Int: expected \#(intForms)"#),
+            ("Int", "0x1F", "Int=0x1F is not a valid Int: expected \(intForms)"),
+            ("Int", "1_000", "Int=1_000 is not a valid Int: expected \(intForms)"),
+            ("Int", "８０８０", "Int=８０８０ is not a valid Int: expected \(intForms)"),
+            ("Int", "99999999999999999999", "Int=99999999999999999999 is not a valid Int: expected \(intForms)"),
+            ("Int", "80 80", #"Int="80 80" is not a valid Int: expected \#(intForms)"#),
+            ("Int", "\u{301}80", #"Int="\u{301}80" is not a valid Int: expected \#(intForms)"#),
+            ("Bool", "maybe", "Bool=maybe is not a valid Bool: expected \(boolForms)"),
+            ("Bool", "true\0", #"Bool="true\0" is not a valid Bool: expected \#(boolForms)"#),
+            ("Bool", "yes\u{200B}", #"Bool="yes\u{200B}" is not a valid Bool: expected \#(boolForms)"#),
+            ("Bool", "ＴＲＵＥ", "Bool=ＴＲＵＥ is not a valid Bool: expected \(boolForms)"),
+            ("Bool", "tru\"e\\", #"Bool="tru\"e\\" is not a valid Bool: expected \#(boolForms)"#),
+        ]
+    )
+    func refusedValues(type: String, value: String, message: String) {
+        let environment = EnvironmentVariables([type: value])
+        do {
+            switch type {
+            case "URL": _ = try environment.value(type, as: URL.self)
+            case "Double": _ = try environment.value(type, as: Double.self)
+            case "Int": _ = try environment.value(type, as: Int.self)
+            default: _ = try environment.value(type, as: Bool.self)
+            }
+            Issue.record("\(type)=\(String(reflecting: value)) was accepted")
+        } catch {
+            #expect(error.description == message)
+            #expect(error.name == type && error.value == value && error.expectedType == type)
+        }
+    }
+
+    @Test("A typed read accepts each type's forms, surrounding spaces and tabs ignored")
+    func acceptedValues() throws {
+        func read<Value: EnvironmentVariableValue>(_ value: String, as type: Value.Type) throws -> Value? {
+            try EnvironmentVariables(["VALUE": value]).value("VALUE", as: type)
+        }
+        for (text, number) in [("8080", 8080), (" -1\t", -1), ("+7", 7), ("007", 7), ("0", 0)] {
+            #expect(try read(text, as: Int.self) == number, "\(text)")
+        }
+        let decimals: [(String, Double)] = [
+            ("0.5", 0.5), ("-3", -3), (".25", 0.25), ("5.", 5), ("1e-3", 0.001), ("1E+3", 1000),
+            ("+2.5e2", 250), (" 42 ", 42), ("1e-400", 0), ("1.7976931348623157e308", .greatestFiniteMagnitude),
+        ]
+        for (text, number) in decimals {
+            #expect(try read(text, as: Double.self) == number, "\(text)")
+        }
+        for (text, flag) in [
+            ("true", true), ("FALSE", false), ("1", true), ("0", false), ("Yes", true), ("no", false),
+            ("oN", true), ("off", false), (" on\t", true),
+        ] {
+            #expect(try read(text, as: Bool.self) == flag, "\(text)")
+        }
+        for (text, host) in [
+            ("https://example.com", "example.com"), ("postgres://user:secret@db:5432/app?sslmode=off", "db"),
+            ("http://[::1]:8080/path?q=1#top", "::1"), ("https://example.com/a%20b", "example.com"),
+            (" redis://cache ", "cache"), ("s3+https://bucket.example/key~1", "bucket.example"),
+        ] {
+            let url = try read(text, as: URL.self)
+            #expect(url?.host(percentEncoded: true) == host, "\(text)")
+            #expect(url?.absoluteString == text.trimmingCharacters(in: .whitespaces), "read as written: \(text)")
+        }
+    }
+
+    @Test("An empty variable reads as an unset one, whatever the type")
+    func emptyVariables() throws {
+        enum LogLevel: String { case debug, info, error }
+        let environment = EnvironmentVariables(["PORT": "", "RATIO": "", "DEBUG": "", "URL": "", "NAME": ""])
+        #expect(try environment.value("PORT", as: Int.self) == nil)
+        #expect(try environment.value("RATIO", as: Double.self) == nil)
+        #expect(try environment.value("DEBUG", as: Bool.self) == nil)
+        #expect(try environment.value("URL", as: URL.self) == nil)
+        #expect(try environment.value("NAME", as: String.self) == nil)
+        #expect(try environment.value("NAME", as: LogLevel.self) == nil)
+        #expect(environment["PORT"] == "", "the subscript still reads the value as set")
+    }
+
+    @Test("A bad value of a CaseIterable enumeration lists its raw values; a type of your own may list its forms")
+    func enumerationAndOwnForms() {
+        enum LogLevel: String, CaseIterable { case debug, info, error }
+        struct Port: EnvironmentVariableValue {
+            var number: UInt16
+            init?(environmentVariable text: String) {
+                guard let number = UInt16(text) else { return nil }
+                self.number = number
+            }
+            static var environmentVariableForms: String? { "a port number from 0 to 65535" }
+        }
+        struct Plain: EnvironmentVariableValue {
+            init?(environmentVariable text: String) { nil }
+        }
+        let environment = EnvironmentVariables(["LEVEL": "loud", "PORT": "70000"])
+        #expect(throws: EnvironmentVariableError.self) { try environment.value("LEVEL", as: LogLevel.self) }
+        do {
+            _ = try environment.value("LEVEL", as: LogLevel.self)
+        } catch {
+            #expect(error.description == "LEVEL=loud is not a valid LogLevel: expected one of debug, info, error")
+        }
+        do {
+            _ = try environment.value("PORT", as: Port.self)
+        } catch {
+            #expect(error.description == "PORT=70000 is not a valid Port: expected a port number from 0 to 65535")
+        }
+        do {
+            _ = try environment.value("PORT", as: Plain.self)
+        } catch {
+            #expect(error.description == "PORT=70000 is not a valid Plain")
+        }
+    }
+
+    @Test("The clock measures elapsed time without casts: a manual clock advanced by 5 s gives 5 s")
+    func elapsedOnManualClock() {
+        let manual = ManualClock()
+        let clock = Context.testing { $0.clock = manual }[\.clock]
+        let start = clock.now
+        manual.advance(by: .seconds(5))
+        let elapsed = start.duration(to: clock.now)
+        #expect(elapsed == .seconds(5))
+        let measured = clock.measure { manual.advance(by: .seconds(2)) }
+        #expect(measured == .seconds(2))
+    }
+
+    @Test("The clock measures elapsed time without casts: an immediate clock sleeping 3 s gives 3 s")
+    func elapsedOnImmediateClock() async throws {
+        let elapsed = try await Context.testing().run {
+            let clock = Context.current[\.clock]
+            let start = clock.now
+            try await clock.sleep(for: .seconds(3))
+            return start.duration(to: clock.now)
+        }
+        #expect(elapsed == .seconds(3))
+        let clock = Context.testing()[\.clock]
+        let measured = try await clock.measure { try await clock.sleep(for: .seconds(3)) }
+        #expect(measured == .seconds(3))
+        #expect((clock as? ImmediateClock)?.sleeps == [.seconds(3)])
+    }
+
+    @Test("The clock measures elapsed time without casts: the live clock's elapsed time is the real wait")
+    func elapsedOnLiveClock() async throws {
+        let clock = Context(name: "live")[\.clock]
+        let before = ContinuousClock.now
+        let start = clock.now
+        try await clock.sleep(for: .milliseconds(20))
+        let elapsed = start.duration(to: clock.now)
+        let real = ContinuousClock.now - before
+        #expect(elapsed >= .milliseconds(20))
+        #expect(elapsed <= real)
+        let measured = try await clock.measure { try await clock.sleep(for: .milliseconds(10)) }
+        #expect(measured >= .milliseconds(10))
+    }
+
+    @Test("Elapsed time between instants of two clocks stops the process, naming both clocks")
+    func elapsedAcrossClocks() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let start = Context.testing { $0.clock = ManualClock() }[\.clock].now
+            _ = start.duration(to: Context.testing()[\.clock].now)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("duration(to:) between instants of two clocks"), "\(stderr)")
     }
 
     @Test("The process environment is read as it is")
@@ -215,3 +410,10 @@ struct SystemValuesTests {
         }
     }
 }
+
+// MARK: - Accepted forms
+
+private let intForms = "a decimal integer such as 8080"
+private let doubleForms = "a finite decimal number such as 0.5"
+private let boolForms = "true/false, 1/0, yes/no, on/off"
+private let urlForms = "an absolute URL with a scheme and a host, such as https://example.com"
