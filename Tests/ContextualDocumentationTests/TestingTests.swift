@@ -115,11 +115,16 @@ func wiring() {
     #expect(Context.current.resolve((any PaymentGateway).self).charge(cents: 1) == "charged 1 in a test")
 }
 
+@Test func chargesLive() {
+    let receipt = Context.live(name: "integration").run { Checkout().pay(cents: 1) }
+    #expect(receipt == "charged 1 live (EUR)")
+}
+
 @Suite("Testing")
 struct TestingTests {
-    @Test("Outside a test context, keys read their production defaults and unimplemented keys report nothing")
+    @Test("Outside a test context, in a test process, keys read test values shared by the process, never production")
     func production() {
-        #expect(Checkout().pay(cents: 1) == "charged 1 live (EUR)")
+        #expect(Checkout().pay(cents: 1) == "not charged (XTS)")
         #expect(!Context.current.isTesting)
         #expect(Context.root[\.visits] === Context(name: "app")[\.visits])
     }

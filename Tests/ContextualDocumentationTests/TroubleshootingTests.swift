@@ -499,7 +499,7 @@ struct TroubleshootingTests {
                 try? await Task.sleep(for: .seconds(10))
                 exit(0)
             }
-            _ = Context.root[RegionKey.self]
+            Context.live().run { _ = Context.current[RegionKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("Contextual: default value cycle: RegionKey → RegionCurrencyKey → RegionKey."))

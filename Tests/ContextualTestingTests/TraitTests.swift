@@ -125,10 +125,11 @@ struct KeyPathTraitValuePerTestTests {
 
 @Suite("Without a context trait")
 struct NoTraitTests {
-    @Test("A test without a context trait runs in the process-wide root, which reads production defaults")
+    @Test("A test without a context trait runs in the process-wide root, which reads test values, not production")
     func production() {
         #expect(!Context.current.isTesting)
         #expect(Context.current === Context.root)
-        #expect(Context.current[\.greeting] == "production")
+        #expect(Context.current[\.greeting] == "test")
+        #expect(Context.live()[\.greeting] == "production")
     }
 }

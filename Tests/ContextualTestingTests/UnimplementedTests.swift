@@ -75,11 +75,17 @@ struct UnimplementedTests {
         #expect(Context.current[\.payments] == "fake")
     }
 
-    @Test("Reading an unimplemented key outside a test context reads its production default, with no issue")
+    @Test("Outside a test context, in a test process, an unimplemented key reads its placeholder, never production")
     func outsideATest() {
-        #expect(Context.current[\.payments] == "live payments")
-        #expect(Context(name: "app")[\.payments] == "live payments")
+        #expect(Context.current[\.payments] == "no payments")
+        #expect(Context(name: "app")[\.payments] == "no payments")
         #expect(Context.root.child()[\.legacy] == 42)
+    }
+
+    @Test("A live context reads an unimplemented key's production default, with no issue")
+    func inALiveContext() {
+        #expect(Context.live(name: "integration")[\.payments] == "live payments")
+        #expect(Context.live().child()[\.legacy] == 42)
     }
 
     @Test("Context.testing hands each unimplemented read to its handler")

@@ -137,7 +137,7 @@ struct DefaultCycleTests {
     func selfLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             exitSuccessfullyAfter(seconds: 10)
-            _ = Context.root[SelfReadingKey.self]
+            Context.live().run { _ = Context.current[SelfReadingKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("default value cycle: SelfReadingKey → SelfReadingKey."))
@@ -165,7 +165,7 @@ struct DefaultCycleTests {
     func twoKeyLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             exitSuccessfullyAfter(seconds: 10)
-            _ = Context.root.child(name: "request")[LoopAKey.self]
+            Context.live().run { _ = Context.current.child(name: "request")[LoopAKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("default value cycle: LoopAKey → LoopBKey → LoopAKey."))
@@ -180,8 +180,9 @@ struct DefaultCycleTests {
     func crossThreadLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             exitSuccessfullyAfter(seconds: 10)
-            startThread { _ = Context.root[CrossBKey.self] }
-            _ = Context.root[CrossAKey.self]
+            let live = Context.live()
+            startThread { live.run { _ = Context.current[CrossBKey.self] } }
+            live.run { _ = Context.current[CrossAKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(

@@ -40,9 +40,9 @@ struct SystemValuesTests {
         #expect(a.next() == b.next())
     }
 
-    @Test("Outside tests the live values are read")
+    @Test("A live context reads the live values, also in a test process")
     func liveValues() {
-        let context = Context(name: "live")
+        let context = Context.live(name: "live")
         #expect(context[\.clock] is ContinuousClock)
         let before = Date()
         #expect(context[\.date].now >= before)
@@ -53,6 +53,16 @@ struct SystemValuesTests {
         #expect(!context[\.hostName].isEmpty)
         #expect(context[\.environmentVariables]["PATH"] == ProcessInfo.processInfo.environment["PATH"])
         #expect(context[\.terminal].width > 0)
+    }
+
+    @Test("In a test process, a context that is not a test context reads the test values of system values")
+    func testValuesOutsideTestContexts() {
+        let context = Context(name: "app")
+        #expect(context[\.clock] is ImmediateClock)
+        #expect(context[\.environmentVariables]["PATH"] == nil)
+        #expect(context[\.arguments].isEmpty)
+        #expect(!context.isTesting)
+        #expect(!Context.live().isTesting)
     }
 
     @Test("Every system value can be overridden for a subtree")
@@ -284,7 +294,7 @@ struct SystemValuesTests {
 
     @Test("The clock measures elapsed time without casts: the live clock's elapsed time is the real wait")
     func elapsedOnLiveClock() async throws {
-        let clock = Context(name: "live")[\.clock]
+        let clock = Context.live(name: "live")[\.clock]
         let before = ContinuousClock.now
         let start = clock.now
         try await clock.sleep(for: .milliseconds(20))
@@ -417,3 +427,23 @@ private let intForms = "a decimal integer such as 8080"
 private let doubleForms = "a finite decimal number such as 0.5"
 private let boolForms = "true/false, 1/0, yes/no, on/off"
 private let urlForms = "an absolute URL with a scheme and a host, such as https://example.com"
+
+@Suite("Test process detection")
+struct TestProcessDetectionTests {
+    @Test("A test runner is found from its executable, its arguments or XCTest's environment; a program is not")
+    func detection() {
+        #expect(TestProcess.detect(arguments: ["/p/.build/debug/AppPackageTests.xctest"], environment: [:]))
+        #expect(
+            TestProcess.detect(
+                arguments: ["/usr/bin/swiftpm-testing-helper", "--test-bundle-path", "x"],
+                environment: [:]
+            )
+        )
+        #expect(TestProcess.detect(arguments: ["/p/runner", "--testing-library", "swift-testing"], environment: [:]))
+        #expect(TestProcess.detect(arguments: ["/usr/bin/xctest", "App.xctest"], environment: [:]))
+        #expect(TestProcess.detect(arguments: ["/p/App"], environment: ["XCTestConfigurationFilePath": "/tmp/c"]))
+        #expect(!TestProcess.detect(arguments: ["/usr/local/bin/server", "serve", "--port", "8080"], environment: [:]))
+        #expect(!TestProcess.detect(arguments: ["/p/xctest-report", "run"], environment: ["PATH": "/usr/bin"]))
+        #expect(TestProcess.isRunningTests)
+    }
+}

@@ -99,7 +99,7 @@ struct TerminalResizeTests {
             // The program's own handler, installed first.
             signal(SIGWINCH) { _ in programHandlerCalls.add(1, ordering: .relaxed) }
             let programs = currentHandlerAddress()
-            let context = Context(name: "app")
+            let context = Context.live(name: "app")
             _ = context[\.clock]
             _ = context[\.environmentVariables]
             _ = context[\.locale]

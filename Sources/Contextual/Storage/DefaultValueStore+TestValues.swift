@@ -17,6 +17,11 @@ extension DefaultValueStore {
 
     @usableFromInline
     func computeTestValue<Key: ContextKey>(_ key: Key.Type, in environment: TestEnvironment) -> Key.Value {
+        computeTestValue(key) { environment.reportUnimplementedRead(of: key) }
+    }
+
+    /// The test value of `key`, computed on first use; `report` runs at each read of an unimplemented one.
+    func computeTestValue<Key: ContextKey>(_ key: Key.Type, reportingUnimplemented report: () -> Void) -> Key.Value {
         let computed = value(of: key) {
             let mark = UnimplementedMark()
             let box = UnimplementedMark.$current.withValue(mark) {
@@ -24,7 +29,7 @@ extension DefaultValueStore {
             }
             return (box, mark.isSet)
         }
-        if computed.isUnimplemented { environment.reportUnimplementedRead(of: key) }
+        if computed.isUnimplemented { report() }
         return unboxValue(address(of: computed.box), as: Key.Value.self)
     }
 }

@@ -23,11 +23,19 @@ import Synchronization
 /// it takes the slow path, which reports it.
 @usableFromInline
 final class DefaultValueStore: Sendable {
-    /// The cache of defaults every context reads from.
+    /// The store every context that is not a test context reads unset keys from: their defaults, or,
+    /// in a test runner (``TestProcess``), their test values, so that a test without a test context
+    /// never reaches a live service. Which of the two is decided once, when it is made.
     @usableFromInline
-    static let shared = DefaultValueStore(holdsTestValues: false)
+    static let shared = DefaultValueStore(holdsTestValues: TestProcess.isRunningTests)
 
-    /// Whether it holds a test context's test values rather than defaults (for the message of a loop).
+    /// The store of defaults that a live context (``Context/live(name:_:)``) reads: ``shared`` outside a
+    /// test runner, a store of its own inside one.
+    @usableFromInline
+    static let live = shared.holdsTestValues ? DefaultValueStore(holdsTestValues: false) : shared
+
+    /// Whether it holds test values rather than defaults: a test context's, or, in a test runner, the
+    /// process-wide store's.
     let holdsTestValues: Bool
 
     /// The bit pattern of an `Unmanaged<TableBox>` kept alive by `state.published`.
@@ -70,6 +78,8 @@ final class DefaultValueStore: Sendable {
 
     @usableFromInline
     func computeAndPublish<Key: ContextKey>(_ key: Key.Type) -> Key.Value {
+        // The process-wide store of a test runner: test values, an unimplemented one reported by a print.
+        if holdsTestValues { return computeTestValue(key) { UnimplementedRead.print(.outsideTestContext(key)) } }
         let computed = value(of: key) { (ObservationRecorder.withoutRecording { ValueBox(Key.defaultValue) }, false) }
         return unboxValue(address(of: computed.box), as: Key.Value.self)
     }

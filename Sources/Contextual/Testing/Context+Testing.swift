@@ -62,6 +62,47 @@ extension Context {
     /// Context.root.isTesting               // false
     /// ```
     public var isTesting: Bool {
-        withValues { $0.isTesting }
+        withValues { $0.isTesting && $0.testEnvironment?.readsLiveValues != true }
+    }
+
+    /// Makes a root context that reads each unset key's ``ContextKey/defaultValue``, also in a test
+    /// process, where other contexts read test values: for a test that wants the live values on purpose
+    /// (an integration test against a real service).
+    ///
+    /// ```swift
+    /// @Test func sendsARealEmail() async throws {
+    ///     try await Context.live(name: "integration").run { try await Mailer().send(.welcome) }
+    /// }
+    /// ```
+    ///
+    /// Outside a test process it is a root like ``init(name:_:)``'s.
+    ///
+    /// - Parameters:
+    ///   - name: A name for diagnostics.
+    ///   - configure: Sets the context's values; reads inside it see the keys' defaults.
+    /// - Returns: A new root, with ``isTesting`` false.
+    public static func live(
+        name: String? = "live",
+        _ configure: (inout ContextValues) throws -> Void
+    ) rethrows -> Context {
+        let environment = TestEnvironment(name: name, readsLiveValues: true, onUnimplementedRead: { _ in })
+        return try Context(name: name) { values in
+            values.setTestEnvironment(environment)
+            try configure(&values)
+        }
+    }
+
+    /// Makes an empty root context that reads each unset key's ``ContextKey/defaultValue``, also in a
+    /// test process; see ``live(name:_:)``.
+    ///
+    /// ```swift
+    /// let integration = Context.live(name: "integration")
+    /// integration[\.clock] is ContinuousClock  // true, inside `swift test` too
+    /// ```
+    ///
+    /// - Parameter name: A name for diagnostics.
+    /// - Returns: A new root, with ``isTesting`` false.
+    public static func live(name: String? = "live") -> Context {
+        live(name: name) { _ in }
     }
 }

@@ -25,8 +25,18 @@ final class TestEnvironment: Sendable {
     /// value first (`values[keyPath: path] = value` gets, then sets), which is no read by the test.
     let isConfiguring = Atomic(false)
 
-    init(name: String?, onUnimplementedRead: @escaping @Sendable (UnimplementedRead) -> Void) {
+    /// Whether the context reads each unset key's default instead, also in a test runner (a context
+    /// made by ``Context/live(name:_:)``).
+    @usableFromInline
+    let readsLiveValues: Bool
+
+    init(
+        name: String?,
+        readsLiveValues: Bool = false,
+        onUnimplementedRead: @escaping @Sendable (UnimplementedRead) -> Void
+    ) {
         self.name = name
+        self.readsLiveValues = readsLiveValues
         self.onUnimplementedRead = onUnimplementedRead
     }
 
@@ -61,7 +71,14 @@ extension ContextValues {
         guard raw != 0, let environment = unboxValue(raw, as: TestEnvironment?.self) else {
             return DefaultValueStore.shared.value(for: key)
         }
+        if environment.readsLiveValues { return DefaultValueStore.live.value(for: key) }
         return environment.values.testValue(for: key, in: environment)
+    }
+
+    /// The test environment of these values (a test context's, or a live context's), if any.
+    var testEnvironment: TestEnvironment? {
+        guard let box = box(TestEnvironment.storageID) else { return nil }
+        return (box as? ValueBox<TestEnvironment?>)?.value ?? nil
     }
 
     /// Stores `environment`, making these a test context's values.

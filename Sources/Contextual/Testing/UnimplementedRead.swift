@@ -25,6 +25,10 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public let contextName: String?
 
+    /// Whether it was read in a test runner by a context that is not a test context (no `.context` trait
+    /// around the test, say), which reads test values too.
+    let isOutsideTestContext: Bool
+
     /// Makes the report of a read of `key` in the test context named `contextName`.
     ///
     /// ```swift
@@ -33,6 +37,7 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
     public init(key: String, contextName: String?) {
         self.key = key
         self.contextName = contextName
+        self.isOutsideTestContext = false
     }
 
     /// A sentence naming the key and the context, and saying how to fix the test.
@@ -41,7 +46,13 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
     /// read.description  // "Unimplemented: MyApp.PaymentsKey was read in test context 'test', …"
     /// ```
     public var description: String {
-        "Unimplemented: \(key) was read in test context '\(contextName ?? "unnamed")', which does not set it"
+        if isOutsideTestContext {
+            return "Unimplemented: \(key) was read in a test, outside any test context, where an unset key reads"
+                + " its testValue (which is unimplemented): run the test in a test context that sets it, e.g."
+                + " `@Test(.context(\\.yourKey, …))` with the property of ContextValues that reads it; to read"
+                + " live values on purpose, run it in `Context.live(name:_:)`"
+        }
+        return "Unimplemented: \(key) was read in test context '\(contextName ?? "unnamed")', which does not set it"
             + " (its testValue is unimplemented): set it in the test's context, e.g. `.context(\\.yourKey, …)` with"
             + " the property of ContextValues that reads it, or `.context { $0[\(key).self] = … }`"
     }
@@ -56,5 +67,20 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
     @Sendable
     public static func print(_ read: UnimplementedRead) {
         Swift.print(read.description)
+    }
+}
+
+// MARK: - Outside test contexts
+
+extension UnimplementedRead {
+    /// The report of a read of `key`, in a test runner, by a context that is not a test context.
+    static func outsideTestContext<Key>(_ key: Key.Type) -> UnimplementedRead {
+        UnimplementedRead(key: String(reflecting: key), contextName: nil, isOutsideTestContext: true)
+    }
+
+    private init(key: String, contextName: String?, isOutsideTestContext: Bool) {
+        self.key = key
+        self.contextName = contextName
+        self.isOutsideTestContext = isOutsideTestContext
     }
 }

@@ -1,0 +1,41 @@
+// `TestProcess`: whether this process runs tests, detected once, for the values an unset key reads.
+// Architecture: ARCHITECTURE.md, "Default values and test values".
+
+// MARK: - TestProcess
+
+/// Whether the process is a test runner (XCTest's or Swift Testing's), detected once from its arguments
+/// and environment, without linking either: in a test runner, a context that is neither a test context
+/// nor a live one reads each unset key's ``ContextKey/testValue`` instead of its ``ContextKey/defaultValue``,
+/// so that a test that forgets its `.context` trait never reaches production services.
+///
+/// It is asked once, when the process-wide store of values is made (``DefaultValueStore/shared``), never
+/// on the read path: a production process pays nothing for it.
+///
+/// ```swift
+/// TestProcess.isRunningTests  // true inside `swift test`
+/// ```
+enum TestProcess {
+    /// Whether this process runs tests.
+    static let isRunningTests = detect(
+        arguments: CommandLine.arguments,
+        environment: ProcessEnvironment.read()
+    )
+
+    /// Whether `arguments` and `environment` are those of a test runner: XCTest's environment variables
+    /// (Xcode sets them), or a runner's executable or arguments (`swift test` runs a `.xctest` bundle,
+    /// or `swiftpm-testing-helper`, with `--testing-library`).
+    ///
+    /// ```swift
+    /// TestProcess.detect(arguments: ["/x/AppPackageTests.xctest"], environment: [:])  // true
+    /// TestProcess.detect(arguments: ["/usr/bin/app", "serve"], environment: [:])      // false
+    /// ```
+    static func detect(arguments: [String], environment: [String: String]) -> Bool {
+        let variables = ["XCTestBundlePath", "XCTestConfigurationFilePath", "XCTestSessionIdentifier"]
+        if variables.contains(where: { environment[$0] != nil }) { return true }
+        return arguments.contains { argument in
+            let name = argument.split(separator: "/").last.map(String.init) ?? argument
+            return argument == "--testing-library" || name == "swiftpm-testing-helper" || name == "xctest"
+                || name.hasSuffix(".xctest")
+        }
+    }
+}
