@@ -38,8 +38,10 @@ public protocol ContextKey {
     /// ```
     static var defaultValue: Value { get }
 
-    /// The value read when no context in the chain sets this key, in a test context: by default the
-    /// ``defaultValue``. Computed once per test context, never outside one.
+    /// The value read when no context in the chain sets this key, in a test context, and, in a test
+    /// process, in every context but a live one (``Context/live(name:_:)``): by default the
+    /// ``defaultValue``. Computed once per test context (once per process for the contexts that are not
+    /// test contexts); never in a production process.
     ///
     /// ```swift
     /// static var testValue: Database { InMemoryDatabase() }

@@ -28,8 +28,12 @@ public struct ContextTrait: TestTrait, SuiteTrait, TestScoping, Sendable {
     /// Sets the test context's values.
     let configure: @Sendable (inout ContextValues) throws -> Void
 
-    /// Set while the traits of the running test case are applied: the outermost applies them all.
-    @TaskLocal static var isApplied = false
+    /// The test context the traits of the running test case made, while the test runs: the outermost
+    /// trait applies them all, and `withTestContext` derives from it.
+    @TaskLocal static var appliedContext: Context?
+
+    /// Whether the traits of the running test case are applied.
+    static var isApplied: Bool { appliedContext != nil }
 
     /// Always true: on a suite, the trait applies to each test inside, each in a context of its own.
     ///
@@ -65,7 +69,7 @@ public struct ContextTrait: TestTrait, SuiteTrait, TestScoping, Sendable {
         ) { values in
             for trait in traits.isEmpty ? [self] : traits { try trait.configure(&values) }
         }
-        try await ContextTrait.$isApplied.withValue(true) {
+        try await ContextTrait.$appliedContext.withValue(context) {
             try await context.run { try await function() }
         }
     }

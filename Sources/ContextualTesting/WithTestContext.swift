@@ -104,8 +104,8 @@ private func makeTestContext(
     name: String?,
     _ configure: (inout ContextValues) throws -> Void
 ) rethrows -> Context {
-    if ContextTrait.isApplied {
-        return try Context.current.child(name: name ?? "withTestContext", configure)
+    if let testContext = ContextTrait.appliedContext {
+        return try testContext.child(name: name ?? "withTestContext", configure)
     }
     let current = Test.current
     return try Context.testing(

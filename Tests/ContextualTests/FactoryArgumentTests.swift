@@ -75,6 +75,25 @@ struct FactoryArgumentTests {
         }
     }
 
+    @Test("make inside a provider's factory, with arguments no factory takes, names the registered argument types")
+    func missingInsideAFactory() {
+        let app = Context(name: "app") {
+            $0.provideFactory(Report.self) { (_: Context, arguments: (user: String, days: Int)) in
+                Report(user: arguments.user, days: arguments.days, tenant: "app")
+            }
+            $0.provide(String.self, lifetime: .transient) { context in
+                try context.make(Report.self, ("ada", 7)).user
+            }
+        }
+        do throws(ContextError) {
+            _ = try app.require(String.self)
+            Issue.record("made a report with unlabeled arguments")
+        } catch {
+            #expect(error.message.contains("'(user: Swift.String, days: Swift.Int)'"), "\(error.message)")
+            #expect(!error.message.contains("child(providing:"), "\(error.message)")
+        }
+    }
+
     @Test("A factory that throws fails with factoryFailed, naming it")
     func failure() {
         let app = Context(name: "app") {

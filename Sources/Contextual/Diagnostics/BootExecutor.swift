@@ -25,7 +25,8 @@ final class BootExecutor: TaskExecutor {
             return !state.threadRunning
         }
         if start && !DetachedThread.start({ self.run() }) {
-            // No thread to be had: a thread of the cooperative pool runs the jobs instead.
+            // No thread to be had: a thread of the cooperative pool runs the jobs instead, and stays with
+            // them until `finish()` (a factory that blocks then holds that thread).
             Task.detached { self.run() }
         }
     }
@@ -66,9 +67,17 @@ final class BootDeadline: Sendable {
 
     /// Calls `expire` after `deadline` unless ``end()`` came first.
     init(_ deadline: Duration, expire: @escaping @Sendable () -> Void) {
-        DetachedThread.start { [ended] in
+        let started = DetachedThread.start { [ended] in
             let ended: Bool? = ended.wait(until: { $0 ? true : nil }, atMost: deadline)
             if ended == nil { expire() }
+        }
+        if !started {
+            // No thread to be had: a task sleeps until the deadline instead (a blocked cooperative pool
+            // may then delay it).
+            Task.detached { [ended] in
+                try? await Task.sleep(for: deadline)
+                if !ended.withLock({ $0 }) { expire() }
+            }
         }
     }
 

@@ -23,12 +23,16 @@ extension Context {
         let factory: Factory<Arguments, Object>
         do throws(ContextError) {
             factory = try require(Factory<Arguments, Object>.self)
-        } catch  where error.code == .missingObject && error.resolutionPath.isEmpty {
+        } catch
+            where error.code == .missingObject
+            && error.requestedType == String(reflecting: Factory<Arguments, Object>.self)
+        {
             throw ContextError.missingFactory(
                 of: Object.self,
                 taking: Arguments.self,
                 registered: registeredFactoryArguments(of: Object.self),
-                in: self
+                in: self,
+                path: error.resolutionPath
             )
         }
         return try factory(arguments)

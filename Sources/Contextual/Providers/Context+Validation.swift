@@ -82,9 +82,10 @@ extension Context {
                 }
             }
             if waiting.count == pending.count {
-                // A provider waiting on an async one whose own build failed adds nothing to that failure,
-                // which names the cause: it is reported once.
-                let failed = Set(problems.lazy.filter { $0.code == .factoryFailed }.compactMap(\.requestedType))
+                // A provider waiting on an async one whose own build failed (it threw, or it needed what
+                // is missing, or it is in a cycle) adds nothing to that failure, which names the cause: it
+                // is reported once. The failed provider is the problem's first frame, or what it requested.
+                let failed = Set(problems.flatMap { [$0.resolutionPath.first, $0.requestedType].compactMap { $0 } })
                 problems += waiting.map(\.error).filter { !failed.contains($0.requestedType ?? "") }
                 break
             }

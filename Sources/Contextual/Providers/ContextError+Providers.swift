@@ -31,7 +31,8 @@ extension ContextError {
         of object: Any.Type,
         taking arguments: Any.Type,
         registered: [String],
-        in context: Context
+        in context: Context,
+        path: [String] = []
     ) -> ContextError {
         let objectName = String(reflecting: object)
         let argumentsName = String(reflecting: arguments)
@@ -50,7 +51,8 @@ extension ContextError {
             requestedType: factoryName,
             searchedContexts: context.chainNames,
             message: "no factory of '\(objectName)' takes arguments of type '\(argumentsName)' "
-                + "(no '\(factoryName)' is provided). " + found
+                + "(no '\(factoryName)' is provided). " + found,
+            resolutionPath: path
         )
     }
 

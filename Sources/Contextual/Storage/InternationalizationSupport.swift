@@ -18,8 +18,9 @@ import Darwin
 /// not load Foundation, FoundationInternationalization or ICU's data. `FoundationEssentials` alone knows
 /// no locale but `en_001` and no time zone but GMT; it uses the ICU-backed ones once
 /// FoundationInternationalization is loaded, which is what this does, once, by name, before the first
-/// locale or time zone is made. Where the library is not shipped with it, the keys read as
-/// `FoundationEssentials` makes them. On Darwin, Foundation has them already.
+/// locale or time zone is made. Where it is not shipped beside the program, or the program links the
+/// Swift libraries statically (`--static-swift-stdlib`: import Foundation in the program to get them),
+/// the keys read as `FoundationEssentials` makes them. On Darwin, Foundation has them already.
 ///
 /// ```swift
 /// InternationalizationSupport.load()
@@ -31,7 +32,10 @@ enum InternationalizationSupport {
         #if canImport(Darwin)
         true
         #else
-        dlopen("libFoundationInternationalization.so", RTLD_NOW | RTLD_GLOBAL) != nil
+        // Only beside a FoundationEssentials loaded as a shared library: a program linked with the Swift
+        // libraries statically (`--static-swift-stdlib`) would get a second copy of them.
+        guard dlopen("libFoundationEssentials.so", RTLD_NOW | RTLD_NOLOAD) != nil else { return false }
+        return dlopen("libFoundationInternationalization.so", RTLD_NOW | RTLD_GLOBAL) != nil
         #endif
     }()
 

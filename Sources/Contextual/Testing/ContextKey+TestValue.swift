@@ -14,7 +14,8 @@ extension ContextKey {
 
     /// A test value that is unimplemented: reading the key in a test context that does not set it reports
     /// the read (``UnimplementedRead``; with ContextualTesting, a test issue naming the key and the line
-    /// that read it) and returns `placeholder`. Outside test contexts, the key reads its ``defaultValue``.
+    /// that read it) and returns `placeholder`. In a test process, a context that is not a test context
+    /// prints the report and returns `placeholder` too; a production process reads ``defaultValue``.
     ///
     /// ```swift
     /// enum PaymentsKey: ContextKey {

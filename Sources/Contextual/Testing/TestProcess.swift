@@ -22,20 +22,19 @@ enum TestProcess {
     )
 
     /// Whether `arguments` and `environment` are those of a test runner: XCTest's environment variables
-    /// (Xcode sets them), or a runner's executable or arguments (`swift test` runs a `.xctest` bundle,
-    /// or `swiftpm-testing-helper`, with `--testing-library`).
+    /// (Xcode sets them), or the runner's own executable (`arguments[0]`): a `.xctest` bundle (what
+    /// `swift test` runs on Linux), `xctest` or `swiftpm-testing-helper`. Only the executable is looked
+    /// at: a program given a file named `Foo.xctest` is not a test runner.
     ///
     /// ```swift
-    /// TestProcess.detect(arguments: ["/x/AppPackageTests.xctest"], environment: [:])  // true
-    /// TestProcess.detect(arguments: ["/usr/bin/app", "serve"], environment: [:])      // false
+    /// TestProcess.detect(arguments: ["/x/AppPackageTests.xctest"], environment: [:])      // true
+    /// TestProcess.detect(arguments: ["/usr/bin/tool", "export", "A.xctest"], environment: [:])  // false
     /// ```
     static func detect(arguments: [String], environment: [String: String]) -> Bool {
         let variables = ["XCTestBundlePath", "XCTestConfigurationFilePath", "XCTestSessionIdentifier"]
         if variables.contains(where: { environment[$0] != nil }) { return true }
-        return arguments.contains { argument in
-            let name = argument.split(separator: "/").last.map(String.init) ?? argument
-            return argument == "--testing-library" || name == "swiftpm-testing-helper" || name == "xctest"
-                || name.hasSuffix(".xctest")
-        }
+        guard let executable = arguments.first else { return false }
+        let name = executable.split(separator: "/").last.map(String.init) ?? executable
+        return name == "xctest" || name == "swiftpm-testing-helper" || name.hasSuffix(".xctest")
     }
 }
