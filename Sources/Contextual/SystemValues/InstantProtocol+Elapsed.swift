@@ -19,7 +19,7 @@ extension InstantProtocol where Duration == Swift.Duration {
     /// - Precondition: `other` is an instant of the same clock type (two reads of one clock's `now` are).
     public func duration(to other: any InstantProtocol<Swift.Duration>) -> Swift.Duration {
         guard let other = other as? Self else {
-            preconditionFailure(
+            fatalError(
                 "Contextual: duration(to:) between instants of two clocks (\(Self.self) and \(type(of: other))): "
                     + "read both instants from the same clock, e.g. `let clock = Context.current[\\.clock]` once."
             )
