@@ -262,12 +262,12 @@ extension Context {
 
     @usableFromInline
     func missingObject<T>(_ type: T.Type) -> Never {
-        fatalError(ContextError.missingObject(type, in: self).description)
+        HardFailure.stop(.missingObject(type, in: self))
     }
 
     @usableFromInline
     func failHard(_ error: ContextError) -> Never {
-        fatalError(error.description)
+        HardFailure.stop(error)
     }
 }
 

@@ -55,23 +55,42 @@ public struct Injected<Value: Sendable>: Sendable {
 
     /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
     ///
+    /// A read that fails hard (a provider that throws, a required object that is missing) stops the
+    /// process with a message located at `file` and `line`: by default, where the property is declared.
+    ///
     /// ```swift
     /// @Injected(\.logger) var logger
     /// @Injected(\.logger, from: app) var appLogger
     /// ```
     @inlinable
-    public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
-        self.memo = InjectedMemo(context: context, source: .keyPath { ContextValues.value(at: keyPath, of: $0) })
+    public init(
+        _ keyPath: KeyPath<ContextValues, Value> & Sendable,
+        from context: Context = .current,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        self.memo = InjectedMemo(
+            context: context,
+            source: .keyPath { ContextValues.value(at: keyPath, of: $0) },
+            file: file,
+            line: line
+        )
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
-    /// with a message naming the type and the contexts searched.
+    /// with a message naming the type and the contexts searched, located at `file` and `line`: by default,
+    /// where the property is declared.
     ///
     /// ```swift
     /// @Injected(Database.self) var database
     /// ```
-    public init(_ type: Value.Type, from context: Context = .current) {
-        self.memo = InjectedMemo(context: context, source: .object)
+    public init(
+        _ type: Value.Type,
+        from context: Context = .current,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        self.memo = InjectedMemo(context: context, source: .object, file: file, line: line)
     }
 
     /// Reads the object provided under `type`, or `nil` when no context provides it.
@@ -79,11 +98,17 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```swift
     /// @Injected(Cache.self) var cache: Cache?
     /// ```
-    public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
-    where Value == Object? {
+    public init<Object: Sendable>(
+        _ type: Object.Type,
+        from context: Context = .current,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) where Value == Object? {
         self.memo = InjectedMemo(
             context: context,
-            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) }
+            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) },
+            file: file,
+            line: line
         )
     }
 
@@ -189,8 +214,18 @@ public struct Injected<Value: Sendable>: Sendable {
     /// A read that is not a memo hit, evaluating with `evaluate` (made by the caller). Specialized
     /// where the property is read, so that nothing here looks up generic metadata for `Value`: every
     /// first read of a property made per request comes here.
+    ///
+    /// The read runs with the property as the thread's injected read (``ThreadSlot/injectedRead``), so that
+    /// a hard failure inside it is reported where the property is declared (``HardFailure``).
     @inlinable @inline(never)
     func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
+        // Unretained: this property holds its memo for the call.
+        ThreadSlot.injectedRead.withWord(ReferenceWord.unretained(memo)) { evaluateSlowly(evaluate) }
+    }
+
+    /// The body of ``readSlowly(_:)``.
+    @inlinable
+    func evaluateSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
         let context = self.context
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }

@@ -234,4 +234,44 @@ struct InjectedTests {
         #expect(stderr.contains("no object of type 'ContextualTests.Database'"))
         #expect(stderr.contains("'request' → 'app'"))
     }
+
+    @Test("A missing object read through @Injected is reported at the property's declaration")
+    func injectedMissingReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let handler = Context(name: "app").run { MissingDatabaseHandler() }
+            _ = handler.database
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = MissingDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: no object"))
+        #expect(!stderr.contains("Context+Reading.swift"))
+    }
+
+    @Test("A provider that fails during an @Injected read by key path is reported at the property's declaration")
+    func injectedProviderFailureReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .singleton) { _ in throw TestFailure(reason: "no TLS") }
+            }
+            _ = app.run { FailingClientHolder() }.httpClient
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = FailingClientHolder.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+        #expect(stderr.contains("no TLS"))
+    }
+}
+
+// MARK: - Declarations whose line a hard failure names
+
+/// A handler whose `@Injected` object no context provides.
+private struct MissingDatabaseHandler {
+    static let declaration = #line + 1
+    @Injected(Database.self) var database
+}
+
+/// A holder whose `@Injected` key's provider throws.
+private final class FailingClientHolder {
+    static let declaration = #line + 1
+    @Injected(\.httpClient) var httpClient
 }

@@ -331,7 +331,7 @@ final class FailureSink: Sendable {
     /// error's message (a read through a key path or a property cannot throw).
     @usableFromInline
     static func recordOrStop(_ error: ContextError) {
-        guard let sink = current else { fatalError(error.description) }
+        guard let sink = current else { HardFailure.stop(error) }
         sink.record(error)
     }
 

@@ -77,7 +77,7 @@ final class DefaultFrame: Sendable {
         for _ in 0..<1024 {
             if let index = mine.firstIndex(where: { $0 === builder }) {
                 let loop = mine[...index].reversed().map(\.label) + labels
-                fatalError(ContextError.defaultCycle(loop, isTestValue: cell.isTestValue).description)
+                HardFailure.stop(.defaultCycle(loop, isTestValue: cell.isTestValue))
             }
             guard let further = builder.blockedOn.withLock({ $0 }), let next = further.computer else { return }
             labels.append(further.label)

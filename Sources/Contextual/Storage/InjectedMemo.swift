@@ -8,13 +8,16 @@ import Synchronization
 /// context's initial values, kept so that a warm read is two loads. The kept value is set once; valid
 /// while the context reads its initial values (nothing in its tree was updated).
 @usableFromInline
-final class InjectedMemo<Value: Sendable>: Sendable {
+final class InjectedMemo<Value: Sendable>: InjectionSite, Sendable {
     /// The context the property reads from.
     @usableFromInline
     let context: Context
     /// What the property reads.
     @usableFromInline
     let source: Injected<Value>.Source
+    /// Where the property is declared: a hard failure of its read is reported there (``HardFailure``).
+    let file: StaticString
+    let line: UInt
     /// The address of the value kept from the initial values (memory this memo allocated, holding an
     /// initialized `Value`), or 0. Raw memory rather than a box, so that reading it back needs the
     /// metadata of `Value` only, which a debug build's unspecialized code already has: a box type's
@@ -112,8 +115,10 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     }
 
     @usableFromInline
-    init(context: Context, source: Injected<Value>.Source) {
+    init(context: Context, source: Injected<Value>.Source, file: StaticString, line: UInt) {
         self.context = context
+        self.file = file
+        self.line = line
         self.tree = context.treeReference
         self.source = source
     }
