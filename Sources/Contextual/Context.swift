@@ -1,4 +1,5 @@
-// The `Context` class: its stored state, making roots and children, and replacing values with `update`.
+// The `Context` class: its stored state, and making roots and children.
+// Architecture: ARCHITECTURE.md, "Contexts, states and generations" (what each stored property is for).
 
 import Synchronization
 
@@ -47,10 +48,8 @@ public final class Context: Sendable {
         return parentInsideRead
     }
 
-    /// ``parent``, for a caller inside a read section of the tree's domain. A context that becomes an
-    /// owned member hands its strong reference to its parent to the domain, which releases it once the
-    /// reads that may have found it strong have left (see `register(_:ownership:)`): the reference taken
-    /// here from `parentBits` is never taken from a parent already released.
+    /// ``parent``, for a caller inside a read section of the tree's domain (see ARCHITECTURE.md, "Members
+    /// and preferences": why the section keeps an owned member's parent alive).
     var parentInsideRead: Context? {
         if parentBits == 0 { return nil }
         if holdsParentWeakly { return membershipIfMade?.host }
@@ -59,32 +58,24 @@ public final class Context: Sendable {
 
     /// Whether this context is an owned member, which holds its host (its parent) weakly.
     var holdsParentWeakly: Bool {
-        // Sequentially consistent, as is `holdHostWeakly(_:)`'s exchange: a reader announces itself in
-        // the read domain, then loads this flag; the registration sets it, then asks the domain for its
-        // readers. Only a single order of both makes one of them see the other's write.
+        // Sequentially consistent, as is `holdHostWeakly(_:)`'s exchange (announce, then check).
         membershipStorage.withInstance(as: Membership.self) {
             $0.holdsHostWeakly.load(ordering: .sequentiallyConsistent)
         } ?? false
     }
 
-    /// The parent's address, retained (+1) by this context and released by its deinit, or 0 for a root.
-    /// A word rather than a reference, so that the deinit releases a long chain one link at a time
-    /// without recursing, and without the retain, release and uniqueness check per context that the
-    /// compiler's own teardown of a `Context?` link costs (see `releaseParent(_:)`).
+    /// The parent's address, retained (+1), or 0 for a root: a word, released without recursion.
     @usableFromInline
     let parentBits: UInt
 
-    /// The tree this context belongs to, without a reference count: the root holds it (in `treeOwner`),
-    /// and every context holds its parent, so the root outlives its descendants. `Unmanaged` rather than
-    /// `unowned(unsafe)`, whose every load is a strong copy: a child made would retain and release it.
+    /// The tree this context belongs to, unretained: the root holds it (`treeOwner`), as does an owned
+    /// member (its `Membership`), and every other context holds its parent.
     @usableFromInline
     let treeReference: Unmanaged<ContextTree>
-    /// The tree, held strongly by the root only.
+    /// The tree, held strongly by a root only.
     let treeOwner: ContextTree?
 
-    /// The values this context was made with. They stay valid for the context's whole life, so a read
-    /// of them needs no read section: while nothing in the tree has changed since (`initialGeneration`
-    /// is the tree's generation) and no state was published (`stateBits` is 0), reads come from here.
+    /// The values this context was made with, valid for its whole life, and the tree's generation then.
     @usableFromInline
     let initial: ContextValues
     @usableFromInline
@@ -99,20 +90,18 @@ public final class Context: Sendable {
     /// ```
     public let isScope: Bool
 
-    /// Whether a provider is registered in this context's initial values or its ancestors': reads then
-    /// tell the values which context reads them, for the providers to build for it.
+    /// Whether a provider is registered in this context's initial values or its ancestors'.
     @usableFromInline
     let chainHasProviders: Bool
 
-    /// What identifies this context to the providers it registered (a ``RegistrarLink``), made when it
-    /// first registers one: see ``ProviderBox/registrar(from:)``.
+    /// What identifies this context to the providers it registered (a ``RegistrarLink``); made on first use.
     @usableFromInline
     let registrarLinkStorage = LazyReference()
 
     /// What this context owns as a scope (the storage of a ``ScopeStore``); made on first use.
     @usableFromInline
     let scopeStoreStorage = LazyReference()
-    /// Whether ``shutdown()`` was called on this context: read without a lock on the resolve path.
+    /// Whether ``shutdown()`` was called on this context.
     @usableFromInline
     let scopeEnded = Atomic<Bool>(false)
 
@@ -120,32 +109,23 @@ public final class Context: Sendable {
     @usableFromInline
     let membershipStorage = LazyReference()
 
-    /// Whether a subscription was ever made through this context: its deinit then ends them, so that
-    /// what observed or tracked a context that went away is not kept until the key changes.
+    /// Whether a subscription was ever made through this context (its deinit then ends them).
     let isObserved = Atomic<Bool>(false)
 
-    /// Whether a child was ever made of this context: only then can a state below it hold what an update
-    /// of it replaces, so an update of a context that never had one (a request's scope, a member) skips
-    /// the walk over the tree's state holders. Set before the child reads this context's values; see
-    /// `noteChildMade()` for the orderings.
+    /// Whether a child was ever made of this context (see `noteChildMade()` for the orderings).
     let hasHadChildren = Atomic<Bool>(false)
 
-    /// 0 while the context reads from `initial`; else the bit pattern of an `Unmanaged<ContextState>`
-    /// this context holds a +1 reference to, published by an update or a refresh.
+    /// 0 while the context reads `initial`; else a +1 `Unmanaged<ContextState>` word it published.
     @usableFromInline
     let stateBits = Atomic<UInt>(0)
 
     /// `initial` flattened into one table for children, merged on first use.
     let initialFlattened = LazyReference()
 
-    /// Serializes the replacement of this context's state (by ``update(_:)`` or a refresh after an
-    /// ancestor changed); made on first use. Readers never take it. Locks are taken descendant first,
-    /// then ancestor. It guards the number of updates of this context published, by which an update finds
-    /// that another one raced it (a refresh, which changes no value of its own, does not count).
+    /// Serializes the replacement of this context's state; guards the count of updates published.
     let writeLockStorage = LazyReference()
 
-    /// The transforms of a context made with ``child(transforming:name:_:)`` (a ``ValueTransforms``),
-    /// applied again to what it inherits each time its state is rebuilt; unset for other contexts.
+    /// The transforms of a context made with ``child(transforming:name:_:)`` (a ``ValueTransforms``).
     let transformsStorage = LazyReference()
 
     // MARK: - Making contexts
@@ -261,115 +241,5 @@ public final class Context: Sendable {
         _ configure: (inout ContextValues) throws -> Void
     ) rethrows -> Context {
         try makeChild(name: name, isScope: false, configure)
-    }
-
-    // MARK: - Changing values
-
-    /// Replaces values of this context after it was made; this context and its descendants see the new
-    /// values from their next read on, unless a context in between overrides them.
-    ///
-    /// ```swift
-    /// app.update { $0.config = reloaded }
-    /// app.update { $0.tags.append("canary") }              // a read-modify-write: never loses a racing write
-    /// app.update { $0.removeValue(for: VerbosityKey.self) }  // back to the inherited value
-    /// ```
-    ///
-    /// `body` sees the context's current values and runs outside every lock. An update is atomic: when
-    /// what `body` read changed before the write (another update of this context raced it, or an
-    /// ancestor's values changed), `body` runs again on the new values, so keep it free of other side
-    /// effects. Changes elsewhere in the tree (siblings, descendants, other branches) never make it run
-    /// again: each extra run means a conflicting update succeeded meanwhile. Observers of what changed
-    /// are notified after the new values are stored, on this thread.
-    ///
-    /// - Parameter body: Changes the context's own values in place; it may run more than once.
-    /// - Complexity: O(*n*) for the *n* values this context sets; O(1) when `body` sets or removes one
-    ///   value, the same one each time (a reloaded setting), of a context that sets two or more (the first
-    ///   such update of a value copies the table once, so that what it replaces is not kept). Plus
-    ///   notifying the observers of what changed; when the tree changed while `body` ran, plus comparing
-    ///   the values this context inherits; plus O(*h*) for the *h* contexts of the tree that hold a state
-    ///   of their own, of which those below that still hold a value this update replaced are brought up to
-    ///   date now. Every other context of the tree brings its state up to date once, lazily, on its next
-    ///   read: in O(*c* × *d*) for the *c* values the last updates changed and a chain *d* contexts deep,
-    ///   without merging what it inherits (or in O(*n*) for the *n* values it inherits, when more than 16
-    ///   updates happened since its last read, one of them changed more than 4 values, or a context above
-    ///   it transforms what it inherits).
-    public func update(_ body: (inout ContextValues) throws -> Void) rethrows {
-        while true {
-            // The updates of this context published so far: one that publishes while `body` runs is a
-            // racing update of the same values, and `body` runs again. A refresh does not count.
-            let updates = withWriteLock { $0 }
-            let (beforeOwn, beforeInherited, beforeGeneration) = currentTables()
-            var after = ContextValues(own: beforeOwn, inherited: beforeInherited, readBy: self)
-            try body(&after)
-            // Only the own values are kept: the rest goes now, not at the end of the scope.
-            var afterOwn = (consume after).own
-            if afterOwn.isIdentical(to: beforeOwn) { return }
-            // A value replaced or removed goes with the state that shows it (see the Performance article's
-            // "Lifetimes"), not with the table this one would share with it.
-            afterOwn.releaseHidden(unlessKeptBy: initial.own)
-            if transformsStorage.bits.load(ordering: .acquiring) != 0 {
-                stopTransforms(overriddenIn: afterOwn, before: beforeOwn)
-            }
-            // For the tree's change log: what descendants replace in what they inherit.
-            let changedEntries = afterOwn.changedEntryIDs(from: beforeOwn)
-            let published = withWriteLock { published -> (retired: ContextState?, done: Bool) in
-                // Another update of this context published since `updates` was read. If `before` already
-                // has its values (it published before the snapshot), the own values are still those
-                // `body` read: the same table.
-                guard published == updates || ownValues.isIdentical(to: beforeOwn) else {
-                    return (nil, false)
-                }
-                // Moving the generation first makes every state of this context and its descendants
-                // stale: from here on, a reader of them refreshes, which waits for this lock, so no reader
-                // sees what follows half done.
-                let moved = tree.generation.wrappingAdd(1, ordering: .sequentiallyConsistent)
-                let generation: UInt64
-                if moved.oldValue == beforeGeneration {
-                    // Nothing in the tree changed since the snapshot: what it inherits is current.
-                    generation = moved.newValue
-                } else {
-                    // The tree changed meanwhile. If it changed what this context inherits, `body` read
-                    // stale values: run it again. Otherwise its result stands (an update elsewhere in the
-                    // tree does not conflict with it), but the inherited values next to it may be older
-                    // than what readers have seen: it is published with the generation of the snapshot,
-                    // older than the tree's, so that no read uses it as it is. The next read rebuilds it
-                    // from the parent's current values (`refresh()`), keeping these own values: a reader
-                    // never sees them over inherited values older than those it saw before.
-                    let inheritedNow = parent?.snapshot().flattened ?? .empty
-                    if !inheritedNow.changedIDs(from: beforeInherited).isEmpty {
-                        // The generation moved, and changed nothing.
-                        tree.recordChange(ChangedIDs(), generation: moved.newValue)
-                        return (nil, false)
-                    }
-                    generation = beforeGeneration
-                }
-                if afterOwn.hasProviders { bindProviders(in: afterOwn) }
-                published += 1
-                let retired = publish(
-                    ContextState(
-                        values: ContextValues(own: afterOwn, inherited: beforeInherited),
-                        generation: generation
-                    )
-                )
-                // Recorded once published: a reader that finds the record finds these values.
-                if let changedEntries { tree.recordChange(changedEntries, generation: moved.newValue) }
-                return (retired, true)
-            }
-            guard published.done else { continue }
-            if let retired = published.retired { tree.readers.retire(retired) }
-            // The states below that still hold what this update replaced let it go now.
-            // (Only contexts below this one can hold what it replaced, and only what they inherit.)
-            if hasHadChildren.load(ordering: .sequentiallyConsistent) && changedEntries?.areAllLocal != true {
-                tree.bringUpToDate(holdingReplaced: changedEntries, in: beforeOwn, except: self)
-            }
-            notifyObservers { afterOwn.changedIDs(from: beforeOwn) }
-            return
-        }
-    }
-
-    /// This context's own values as last published; the caller holds `writeLock`, so that they stay.
-    private var ownValues: FrozenTable {
-        let bits = stateBits.load(ordering: .sequentiallyConsistent)
-        return bits == 0 ? initial.own : ReferenceWord.withInstance(bits, as: ContextState.self) { $0.values.own }
     }
 }
