@@ -37,6 +37,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case cancelled
             case defaultCycle
             case incompatibleBootReport
+            case bootReportFileFailed
         }
 
         private let kind: Kind
@@ -189,6 +190,16 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch { if error.code == .incompatibleBootReport { print(error) } }
         /// ```
         public static let incompatibleBootReport = Code(.incompatibleBootReport)
+
+        /// A boot report's file could not be read (``BootReport/init(contentsOfFile:)``) or written
+        /// (``BootReport/write(toFile:)``): no such file or directory, permission denied, a directory where
+        /// the file belongs, a full or read-only disk. The message names the path and what the system said,
+        /// in words, and the fix: to record a missing baseline, write a fresh report there.
+        ///
+        /// ```swift
+        /// catch { if error.code == .bootReportFileFailed { print(error) } }
+        /// ```
+        public static let bootReportFileFailed = Code(.bootReportFileFailed)
 
         /// The code's name.
         ///

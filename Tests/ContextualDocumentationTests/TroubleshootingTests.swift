@@ -529,6 +529,39 @@ struct TroubleshootingTests {
         #expect(try BootReport(json: newBaseline) == fresh)
     }
 
+    // MARK: bootReportFileFailed
+
+    @Test("bootReportFileFailed: a baseline never recorded names its path; the fix writes one there")
+    func bootReportFileFailed() async throws {
+        var template = Array("/tmp/contextual-baseline-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer {
+            unlink(directory + "/boot-baseline.json")
+            rmdir(directory)
+        }
+        let path = directory + "/boot-baseline.json"
+        do {
+            _ = try BootReport(contentsOfFile: path)
+        } catch {
+            print(error.code)  // bootReportFileFailed: "… '…/boot-baseline.json': there is no such file …"
+        }
+        let report = await Context(name: "app").bootReport()
+        try report.write(toFile: path)  // the baseline: commit it
+        let baseline = try BootReport(contentsOfFile: path)
+
+        #expect(baseline == report)
+        unlink(path)
+        let error = #expect(throws: ContextError.self) { try BootReport(contentsOfFile: path) }
+        #expect(error?.code == .bootReportFileFailed)
+        #expect(error?.message.contains("'\(path)': there is no such file") == true)
+        #expect(error?.message.contains("Fix: record the baseline first") == true)
+        #expect(ContextError.Code.bootReportFileFailed.description == "bootReportFileFailed")
+        let relative = #expect(throws: ContextError.self) {
+            try BootReport(contentsOfFile: "no-such-directory/boot-baseline.json")
+        }
+        #expect(relative?.message.contains("(a relative path, from the working directory '") == true)
+    }
+
     @Test("defaultCycle: the fix derives one default from the other's source, and per context where read")
     func defaultCycleFix() {
         let currency = Context.root[StoreCurrencyKey.self]  // "USD": derived from the region's default, no loop

@@ -28,7 +28,7 @@ extension BootReport {
             throw ContextError.bootReportFormat(
                 found: baseline.formatVersion,
                 expected: formatVersion,
-                source: "the baseline of '\(baseline.context)'"
+                origin: .text("the baseline of '\(baseline.context)'")
             )
         }
         let old = Dictionary(baseline.providers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -9,7 +9,7 @@
 /// ```swift
 /// let report = await app.bootReport()
 /// print(report.totals.providers, report.totals.longestPath)
-/// try report.json.write(toFile: "boot-report.json", atomically: true, encoding: .utf8)
+/// try report.write(toFile: "boot-report.json")
 /// ```
 ///
 /// It is `Codable`, with the stable field names its JSON form documents (see ``json``), and it carries

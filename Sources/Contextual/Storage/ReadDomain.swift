@@ -145,33 +145,22 @@ final class ReadDomain: @unchecked Sendable {
     /// task, so that a cooperative pool kept busy cannot delay it.
     private func releaseWhenReadersLeave() {
         guard !isReleasing.exchange(true, ordering: .relaxed) else { return }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        let started = pthread_create(&thread, nil, { ReadDomain.releaseLoop($0) }, context) == 0
-        if started, let thread { pthread_detach(thread) }
-        #else
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { ReadDomain.releaseLoop($0) }, context) == 0
-        if started { pthread_detach(thread) }
-        #endif
-        if !started {
+        // The thread's closure holds the domain until the loop ends.
+        if !DetachedThread.start({ self.releaseLoop() }) {
             // No thread to be had: the next writer, or the tree's end, releases what is listed.
-            Unmanaged<ReadDomain>.fromOpaque(context).release()
             isReleasing.store(false, ordering: .relaxed)
         }
     }
 
-    /// The loop of ``releaseWhenReadersLeave()``'s thread; `context` is the domain, retained for it.
-    private static func releaseLoop(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-        let domain = Unmanaged<ReadDomain>.fromOpaque(context!).takeRetainedValue()
+    /// The loop of ``releaseWhenReadersLeave()``'s thread.
+    private func releaseLoop() {
         var pause: UInt32 = 50
         while true {
-            if domain.reclaim() {
-                domain.isReleasing.store(false, ordering: .relaxed)
+            if reclaim() {
+                isReleasing.store(false, ordering: .relaxed)
                 // Listed after that look, while this thread still ran: it goes on unless another started.
-                if domain.retired.withLock({ $0.isEmpty }) { return nil }
-                guard !domain.isReleasing.exchange(true, ordering: .relaxed) else { return nil }
+                if retired.withLock({ $0.isEmpty }) { return }
+                guard !isReleasing.exchange(true, ordering: .relaxed) else { return }
                 continue
             }
             usleep(pause)

@@ -81,21 +81,11 @@ final class WindowSizeSignal: @unchecked Sendable {
     private var readDescriptor: Int32 = -1
 
     private func startReader() -> Bool {
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        let result = pthread_create(&thread, nil, { _ in WindowSizeSignal.shared.readLoop() }, nil)
-        guard result == 0, let thread else { return false }
-        #else
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { _ in WindowSizeSignal.shared.readLoop() }, nil)
-        guard result == 0 else { return false }
-        #endif
-        pthread_detach(thread)
-        return true
+        DetachedThread.start { WindowSizeSignal.shared.readLoop() }
     }
 
     /// Waits for the handler's bytes and measures every live monitor's terminal again.
-    private func readLoop() -> UnsafeMutableRawPointer? {
+    private func readLoop() {
         // At least this thread takes SIGWINCH, even when the thread that made it blocks the signal.
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -106,7 +96,7 @@ final class WindowSizeSignal: @unchecked Sendable {
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return nil }
+            if count <= 0 { return }
             let monitors = state.withLock { $0.monitors.compactMap(\.monitor) }
             for monitor in monitors { monitor.refresh() }
         }

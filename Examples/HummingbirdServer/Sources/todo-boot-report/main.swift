@@ -19,27 +19,27 @@ try await app.shutdown()
 
 // The report and its graph, kept by CI next to its logs.
 try FileManager.default.createDirectory(atPath: options.output, withIntermediateDirectories: true)
-try report.json.write(toFile: options.output + "/boot-report.json", atomically: true, encoding: .utf8)
+try report.write(toFile: options.output + "/boot-report.json")
 try report.dot.write(toFile: options.output + "/boot-graph.dot", atomically: true, encoding: .utf8)
 try report.mermaid.write(toFile: options.output + "/boot-graph.mmd", atomically: true, encoding: .utf8)
 let totals = report.totals
 print("boot report: \(totals.providers) providers, \(totals.builds) builds, longest path \(totals.longestPath)")
 
 if options.writeBaseline {
-    try report.json.write(toFile: options.baseline, atomically: true, encoding: .utf8)
+    try report.write(toFile: options.baseline)
     print("baseline written to \(options.baseline)")
     exit(report.isValid ? 0 : 1)
 }
 
 // Structure only unless a tolerance is given: CI machines differ, and a factory's time with them.
 do {
-    let text = try String(contentsOfFile: options.baseline, encoding: .utf8)
-    let baseline = try BootReport(json: text, source: options.baseline)
+    let baseline = try BootReport(contentsOfFile: options.baseline)
     let comparison = try report.compared(to: baseline, timeTolerance: options.timeTolerance)
     print(comparison.summary)
     exit(comparison.passed && report.isValid ? 0 : 1)
 } catch {
-    // A baseline of another format version, or no baseline: the message says which, and how to fix it.
+    // No baseline, one not readable, not a boot report or of another format version: the message says which,
+    // with its path, and how to fix it.
     print(error)
     exit(1)
 }
