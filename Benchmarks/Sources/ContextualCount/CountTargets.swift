@@ -166,6 +166,14 @@ let countTargets: [CountTarget] =
                 required: 30
             )
         ),
+        CountTarget(
+            name: "g. debug build: scope { } + 1 scoped object + 1 read vs withDependencies ≥ 2x (instructions)",
+            requirement: .ratio(
+                contextual: Measure(group: scopedObjectGroup, system: .contextual, iterations: expensive, build: .debug),
+                peer: Measure(group: scopedObjectGroup, system: .dependencies, iterations: expensive, build: .debug),
+                required: 2
+            )
+        ),
     ] + registrationTargets + operationTargets + testContextTargets
 
 /// Registering providers is linear in their number: each size ten times larger costs at most 12x more
