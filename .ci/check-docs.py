@@ -7,7 +7,8 @@
 Each block's lines (leading whitespace and blank lines ignored) must appear consecutively in its test file,
 which compiles the block and asserts what the prose around it claims; this keeps the documentation's code
 from rotting. Every article needs a test file, even one without a Swift block. The catalog's other pages
-(the landing page and the symbol extension pages) may not hold ```swift blocks, which nothing would test.
+(the landing page and the symbol extension pages), and the pages of Sources/ContextualTesting/ContextualTesting.docc,
+may not hold ```swift blocks, which nothing would test.
 
 An article whose code needs packages the library does not depend on (Hummingbird, swift-log, …) declares
 instead, in an HTML comment, the example source files its blocks come from; each block must then be
@@ -26,6 +27,8 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 catalog = root / "Sources/Contextual/Contextual.docc"
+# The ContextualTesting library's catalog: a landing page and symbol pages, with no articles of its own.
+testing_catalog = root / "Sources/ContextualTesting/ContextualTesting.docc"
 tests = root / "Tests/ContextualDocumentationTests"
 
 FENCE = re.compile(r"^\s*```")
@@ -140,7 +143,7 @@ for document, test_file in pairs:
         else:
             verbatim += 1
 
-for page in sorted(catalog.rglob("*.md")):
+for page in sorted(catalog.rglob("*.md")) + sorted(testing_catalog.rglob("*.md")):
     if page.parent == catalog / "Articles":
         continue
     for line, block in swift_blocks(page.read_text()):

@@ -53,7 +53,7 @@ enum UnimplementedReadIssue {
             name: nil,
             onUnimplementedRead: { _ in
                 guard let backtrace = try? Backtrace.capture(),
-                    let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated() }),
+                    let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated(options: []) }),
                     let child = symbolicated.frames.firstIndex(where: {
                         $0.symbol?.name.contains("Context.makeChild") == true
                     })
@@ -106,22 +106,102 @@ enum UnimplementedReadIssue {
             || image.hasPrefix("libFoundation") || image == "Testing"
     }
 
-    /// Where the reading code is: the first symbolicated frame outside Contextual and ContextualTesting;
-    /// and whether the read is the first half of a key path assignment (`values[keyPath: path] = value`,
-    /// as in `child(\.key, value)`, gets the old value before it sets the new one), which is no read.
-    private static func reader() -> (location: SourceLocation?, isKeyPathWrite: Bool) {
+    /// Where the reading code is, and how many frames were symbolicated with their source locations to
+    /// find it.
+    struct Reader {
+        /// The reading line, if a frame with a source location outside the library was found.
+        var location: SourceLocation?
+        /// Whether the read is the first half of a key path assignment, which is no read.
+        var isKeyPathWrite: Bool
+        /// How many of the stack's frames were looked up in the debug information (those found in
+        /// ``locations`` are not).
+        var framesLookedUp: Int
+    }
+
+    /// What a frame of the stack, at a return address, says about the reader: its line, or nothing (a
+    /// frame of the library, of a macro's expansion, without debug information). Kept per address, since
+    /// finding a frame's source location costs a pass over the debug information's line tables.
+    private enum FrameLocation {
+        case reader(SourceLocation)
+        case notTheReader
+    }
+
+    /// What each frame looked up so far says about the reader, by return address.
+    private static let locations = Mutex<[Backtrace.Address: FrameLocation]>([:])
+
+    /// Where the reading code is: the first frame outside Contextual and ContextualTesting with a source
+    /// location; and whether the read is the first half of a key path assignment (`values[keyPath: path]
+    /// = value`, as in `child(\.key, value)`, gets the old value before it sets the new one), which is no
+    /// read.
+    ///
+    /// The stack is symbolicated by name only (a look-up in each image's symbol table); only the frames
+    /// that may be the reader's are looked up in the debug information, one at a time from the innermost,
+    /// until one is, and what each says is kept by address.
+    @inline(never)
+    static func reader() -> Reader {
+        var reader = Reader(location: nil, isKeyPathWrite: false, framesLookedUp: 0)
         guard let backtrace = try? Backtrace.capture(),
-            let frames = symbolication.withLock({ _ in backtrace.symbolicated()?.frames })
+            let frames = symbolication.withLock({ _ in backtrace.symbolicated(options: [])?.frames })
         else {
-            return (nil, false)
+            return reader
         }
         for (index, frame) in frames.enumerated() {
-            if isKeyPathWrite(frames, at: index) { return (nil, true) }
+            if isKeyPathWrite(frames, at: index) {
+                reader.isKeyPathWrite = true
+                return reader
+            }
             guard let symbol = frame.symbol else { continue }
             if symbol.name.contains("_projectMutableAddress") || symbol.name.contains("swift_setAt") {
-                return (nil, true)
+                reader.isKeyPathWrite = true
+                return reader
             }
-            guard let location = symbol.sourceLocation, location.line > 0 else { continue }
+            if isToolchainImage(symbol.imageName) || isLibraryFrame(symbol) { continue }
+            let address = frame.captured.adjustedProgramCounter
+            let known = locations.withLock { $0[address] }
+            let location: FrameLocation
+            if let known {
+                location = known
+            } else {
+                // The same frame again, alone, at the same depth below this function: the capture is
+                // called from here as the first one was.
+                guard let alone = try? Backtrace.capture(limit: 2, offset: index, top: 0),
+                    alone.frames.first(where: { _ in true })?.adjustedProgramCounter == address,
+                    let inlined = symbolication.withLock({ _ in alone.symbolicated()?.frames })
+                else {
+                    continue
+                }
+                reader.framesLookedUp += 1
+                location = frameLocation(inlined)
+                locations.withLock { $0[address] = location }
+            }
+            if case .reader(let found) = location {
+                reader.location = found
+                return reader
+            }
+        }
+        return reader
+    }
+
+    /// Whether `symbol`, a frame's function as its image's symbol table names it, is one of the library's
+    /// own that no user code is inlined into: a function of Contextual or ContextualTesting (by its mangled
+    /// module), or one the source-located frames are skipped for by name, that is no specialization (a
+    /// specialized function may have a user's closure inlined into it).
+    private static func isLibraryFrame(_ symbol: SymbolicatedBacktrace.Symbol) -> Bool {
+        let name = symbol.name
+        if name.hasPrefix("specialized ") { return false }
+        let raw = symbol.rawName
+        let libraryModule = raw.hasPrefix("$s10Contextual") || raw.hasPrefix("$s17ContextualTesting")
+        return libraryModule || name.contains("ContextValues.") || isLibraryRead(name)
+    }
+
+    /// What a frame says about the reader, from its symbolication with source locations and inline
+    /// frames (innermost first): the line of the first one outside the library, the toolchain and macro
+    /// expansions.
+    private static func frameLocation(_ frames: [SymbolicatedBacktrace.Frame]) -> FrameLocation {
+        for frame in frames {
+            guard let symbol = frame.symbol, let location = symbol.sourceLocation, location.line > 0 else {
+                continue
+            }
             let path = location.path
             // A macro's expansion (such as `#expect`'s) is a buffer of its own: its caller has the line.
             guard path.hasSuffix(".swift"), !path.contains("@__swiftmacro"), !isToolchainImage(symbol.imageName)
@@ -140,9 +220,9 @@ enum UnimplementedReadIssue {
             guard components.count >= 2 else { continue }
             let fileID = "\(components[components.count - 2])/\(components[components.count - 1])"
             let column = max(location.column, 1)
-            return (SourceLocation(fileID: fileID, filePath: path, line: location.line, column: column), false)
+            return .reader(SourceLocation(fileID: fileID, filePath: path, line: location.line, column: column))
         }
-        return (nil, false)
+        return .notTheReader
     }
 }
 

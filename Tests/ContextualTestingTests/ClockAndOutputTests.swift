@@ -62,6 +62,22 @@ struct ClockAndOutputTests {
         #expect(clocks.allSatisfy { $0.minimumResolution == .zero })
     }
 
+    @Test("Both clocks count time in one instant type, which compares and measures across them")
+    func sharedInstant() async throws {
+        #expect(ManualClock.Instant.self == ImmediateClock.Instant.self)
+        #expect(ManualClock.Instant.self == TestClockInstant.self)
+        let manual = ManualClock()
+        let immediate = ImmediateClock()
+        manual.advance(by: .seconds(5))
+        try await immediate.sleep(for: .seconds(2))
+        #expect(immediate.now < manual.now)
+        #expect(immediate.now.duration(to: manual.now) == .seconds(3))
+        #expect(manual.now == TestClockInstant(offset: .seconds(5)))
+        let start = TestClockInstant()
+        #expect(start.advanced(by: .seconds(2)) == immediate.now)
+        #expect(Set([manual.now, immediate.now, TestClockInstant(offset: .seconds(5))]).count == 2)
+    }
+
     @Test("The capturing output keeps what is written, from any thread")
     func capturingOutput() async {
         var output = CapturingOutput()

@@ -313,10 +313,19 @@ struct SystemValuesTests {
     func elapsedAcrossClocks() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let start = Context.testing { $0.clock = ManualClock() }[\.clock].now
-            _ = start.duration(to: Context.testing()[\.clock].now)
+            _ = start.duration(to: Context.live(name: "live")[\.clock].now)
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("duration(to:) between instants of two clocks"), "\(stderr)")
+    }
+
+    @Test("Elapsed time between a manual clock's instant and an immediate clock's is their offsets' difference")
+    func elapsedAcrossTestClocks() async throws {
+        let manual = ManualClock()
+        let start = Context.testing { $0.clock = manual }[\.clock].now
+        let clock = Context.testing()[\.clock]
+        try await clock.sleep(for: .seconds(3))
+        #expect(start.duration(to: clock.now) == .seconds(3))
     }
 
     @Test("The process environment is read as it is")

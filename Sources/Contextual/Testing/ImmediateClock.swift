@@ -12,55 +12,13 @@
 ///
 /// It is a reference: copies share their time. The test value of a clock key is usually one.
 public final class ImmediateClock: Clock, Sendable {
-    /// A point in an ``ImmediateClock``'s time: the time elapsed since the clock was made.
+    /// A point in the clock's time: the time slept since the clock was made, as a ``TestClockInstant``,
+    /// the instant ``ManualClock`` and ``ImmediateClock`` share.
     ///
     /// ```swift
-    /// clock.now.offset  // .zero, then the sum of the sleeps
+    /// ImmediateClock().now.offset  // .zero
     /// ```
-    public struct Instant: InstantProtocol, Sendable, Hashable {
-        /// The time since the clock's start.
-        ///
-        /// ```swift
-        /// ImmediateClock.Instant(offset: .seconds(1)).offset  // 1 second
-        /// ```
-        public var offset: Duration
-
-        /// Makes the instant `offset` after the clock's start.
-        ///
-        /// ```swift
-        /// let start = ImmediateClock.Instant()
-        /// ```
-        public init(offset: Duration = .zero) {
-            self.offset = offset
-        }
-
-        /// The instant `duration` later.
-        ///
-        /// ```swift
-        /// clock.now.advanced(by: .seconds(5))
-        /// ```
-        public func advanced(by duration: Duration) -> Instant {
-            Instant(offset: offset + duration)
-        }
-
-        /// The time from this instant to `other`.
-        ///
-        /// ```swift
-        /// start.duration(to: clock.now)  // the time slept since `start`
-        /// ```
-        public func duration(to other: Instant) -> Duration {
-            other.offset - offset
-        }
-
-        /// Whether `lhs` comes before `rhs`.
-        ///
-        /// ```swift
-        /// ImmediateClock.Instant() < ImmediateClock.Instant(offset: .seconds(1))  // true
-        /// ```
-        public static func < (lhs: Instant, rhs: Instant) -> Bool {
-            lhs.offset < rhs.offset
-        }
-    }
+    public typealias Instant = TestClockInstant
 
     private let time: Locked<(now: Instant, sleeps: [Duration])>
 

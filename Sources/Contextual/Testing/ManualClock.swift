@@ -14,55 +14,13 @@
 ///
 /// A cancelled sleep throws `CancellationError` at once. It is a reference: copies share their time.
 public final class ManualClock: Clock, Sendable {
-    /// A point in a ``ManualClock``'s time: the time advanced since the clock was made.
+    /// A point in the clock's time: the time advanced since the clock was made, as a ``TestClockInstant``,
+    /// the instant ``ManualClock`` and ``ImmediateClock`` share.
     ///
     /// ```swift
-    /// clock.now.offset  // .zero until advanced
+    /// ManualClock().now.offset  // .zero
     /// ```
-    public struct Instant: InstantProtocol, Sendable, Hashable {
-        /// The time since the clock's start.
-        ///
-        /// ```swift
-        /// ManualClock.Instant(offset: .seconds(1)).offset  // 1 second
-        /// ```
-        public var offset: Duration
-
-        /// Makes the instant `offset` after the clock's start.
-        ///
-        /// ```swift
-        /// let start = ManualClock.Instant()
-        /// ```
-        public init(offset: Duration = .zero) {
-            self.offset = offset
-        }
-
-        /// The instant `duration` later.
-        ///
-        /// ```swift
-        /// clock.now.advanced(by: .seconds(5))
-        /// ```
-        public func advanced(by duration: Duration) -> Instant {
-            Instant(offset: offset + duration)
-        }
-
-        /// The time from this instant to `other`.
-        ///
-        /// ```swift
-        /// start.duration(to: clock.now)  // the time advanced since `start`
-        /// ```
-        public func duration(to other: Instant) -> Duration {
-            other.offset - offset
-        }
-
-        /// Whether `lhs` comes before `rhs`.
-        ///
-        /// ```swift
-        /// ManualClock.Instant() < ManualClock.Instant(offset: .seconds(1))  // true
-        /// ```
-        public static func < (lhs: Instant, rhs: Instant) -> Bool {
-            lhs.offset < rhs.offset
-        }
-    }
+    public typealias Instant = TestClockInstant
 
     private struct Sleeper {
         let id: UInt64
