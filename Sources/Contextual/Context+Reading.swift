@@ -235,11 +235,11 @@ extension Context {
     /// retains and releases five references): for `@Injected(T.self)`. A provider's failure stops the
     /// process, unless a `require` waits for it (then nil).
     @inlinable
-    func lookupObjectOrStop<T: Sendable>(_ type: T.Type) -> T? {
+    func lookupObjectOrStop<T: Sendable>(_ type: T.Type, file: StaticString, line: UInt) -> T? {
         do {
             return try lookupObject(type)
         } catch {
-            FailureSink.recordOrStop(error)
+            FailureSink.recordOrStop(error, file: file, line: line)
             return nil
         }
     }
@@ -261,8 +261,8 @@ extension Context {
     }
 
     @usableFromInline
-    func missingObject<T>(_ type: T.Type) -> Never {
-        HardFailure.stop(.missingObject(type, in: self))
+    func missingObject<T>(_ type: T.Type, file: StaticString = #fileID, line: UInt = #line) -> Never {
+        HardFailure.stop(.missingObject(type, in: self), file: file, line: line)
     }
 
     @usableFromInline

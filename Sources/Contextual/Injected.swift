@@ -55,26 +55,13 @@ public struct Injected<Value: Sendable>: Sendable {
 
     /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
     ///
-    /// A read that fails hard (a provider that throws, a required object that is missing) stops the
-    /// process with a message located at `file` and `line`: by default, where the property is declared.
-    ///
     /// ```swift
     /// @Injected(\.logger) var logger
     /// @Injected(\.logger, from: app) var appLogger
     /// ```
     @inlinable
-    public init(
-        _ keyPath: KeyPath<ContextValues, Value> & Sendable,
-        from context: Context = .current,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) {
-        self.memo = InjectedMemo(
-            context: context,
-            source: .keyPath { ContextValues.value(at: keyPath, of: $0) },
-            file: file,
-            line: line
-        )
+    public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
+        self.memo = InjectedMemo(context: context, source: .keyPath { ContextValues.value(at: keyPath, of: $0) })
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -98,17 +85,11 @@ public struct Injected<Value: Sendable>: Sendable {
     /// ```swift
     /// @Injected(Cache.self) var cache: Cache?
     /// ```
-    public init<Object: Sendable>(
-        _ type: Object.Type,
-        from context: Context = .current,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) where Value == Object? {
+    public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
+    where Value == Object? {
         self.memo = InjectedMemo(
             context: context,
-            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) },
-            file: file,
-            line: line
+            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) }
         )
     }
 
@@ -215,17 +196,10 @@ public struct Injected<Value: Sendable>: Sendable {
     /// where the property is read, so that nothing here looks up generic metadata for `Value`: every
     /// first read of a property made per request comes here.
     ///
-    /// The read runs with the property as the thread's injected read (``ThreadSlot/injectedRead``), so that
-    /// a hard failure inside it is reported where the property is declared (``HardFailure``).
+    /// A missing object, or an object whose provider fails, is reported where the property is declared
+    /// (``InjectedMemo/file``, ``InjectedMemo/line``).
     @inlinable @inline(never)
     func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
-        // Unretained: this property holds its memo for the call.
-        ThreadSlot.injectedRead.withWord(ReferenceWord.unretained(memo)) { evaluateSlowly(evaluate) }
-    }
-
-    /// The body of ``readSlowly(_:)``.
-    @inlinable
-    func evaluateSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
         let context = self.context
         if let recorder = ObservationRecorder.active {
             if let value = context.trackedRead(recorder, evaluate) { return value }
@@ -270,14 +244,16 @@ public struct Injected<Value: Sendable>: Sendable {
         } else if let value = context.withValues(evaluate) {
             return value
         }
-        context.missingObject(Value.self)
+        context.missingObject(Value.self, file: memo.file, line: memo.line)
     }
 
     /// What `context`'s values give, in a chain with providers: an object by type read in place (the
     /// values are not copied to name the reader), anything else through `evaluate`.
     @inlinable
     func readInitial(_ context: Context, _ evaluate: (ContextValues) -> Value?) -> Value? {
-        if case .object = source { return context.lookupObjectOrStop(Value.self) }
+        if case .object = source {
+            return context.lookupObjectOrStop(Value.self, file: memo.file, line: memo.line)
+        }
         return context.withValues(evaluate)
     }
 

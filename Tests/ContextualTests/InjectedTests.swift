@@ -247,18 +247,18 @@ struct InjectedTests {
         #expect(!stderr.contains("Context+Reading.swift"))
     }
 
-    @Test("A provider that fails during an @Injected read by key path is reported at the property's declaration")
-    func injectedProviderFailureReportedAtDeclaration() async {
+    @Test("An object whose provider fails, read through @Injected by type, is reported at the property's declaration")
+    func injectedObjectProviderFailureReportedAtDeclaration() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = Context(name: "app") {
-                $0.provide(\.httpClient, lifetime: .singleton) { _ in throw TestFailure(reason: "no TLS") }
+                $0.provide(Database.self, lifetime: .singleton) { _ in throw TestFailure(reason: "refused") }
             }
-            _ = app.run { FailingClientHolder() }.httpClient
+            _ = app.run { MissingDatabaseHandler() }.database
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        let line = FailingClientHolder.declaration
+        let line = MissingDatabaseHandler.declaration
         #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
-        #expect(stderr.contains("no TLS"))
+        #expect(stderr.contains("refused"))
     }
 }
 
@@ -268,10 +268,4 @@ struct InjectedTests {
 private struct MissingDatabaseHandler {
     static let declaration = #line + 1
     @Injected(Database.self) var database
-}
-
-/// A holder whose `@Injected` key's provider throws.
-private final class FailingClientHolder {
-    static let declaration = #line + 1
-    @Injected(\.httpClient) var httpClient
 }

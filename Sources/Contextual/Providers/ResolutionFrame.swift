@@ -330,8 +330,8 @@ final class FailureSink: Sendable {
     /// Leaves `error` for the running `require`, if one waits for it; else stops the process with the
     /// error's message (a read through a key path or a property cannot throw).
     @usableFromInline
-    static func recordOrStop(_ error: ContextError) {
-        guard let sink = current else { HardFailure.stop(error) }
+    static func recordOrStop(_ error: ContextError, file: StaticString = #fileID, line: UInt = #line) {
+        guard let sink = current else { HardFailure.stop(error, file: file, line: line) }
         sink.record(error)
     }
 

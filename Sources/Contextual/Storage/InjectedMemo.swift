@@ -8,15 +8,18 @@ import Synchronization
 /// context's initial values, kept so that a warm read is two loads. The kept value is set once; valid
 /// while the context reads its initial values (nothing in its tree was updated).
 @usableFromInline
-final class InjectedMemo<Value: Sendable>: InjectionSite, Sendable {
+final class InjectedMemo<Value: Sendable>: Sendable {
     /// The context the property reads from.
     @usableFromInline
     let context: Context
     /// What the property reads.
     @usableFromInline
     let source: Injected<Value>.Source
-    /// Where the property is declared: a hard failure of its read is reported there (``HardFailure``).
+    /// Where a property read by type is declared: a missing object, or a provider of it that fails, is
+    /// reported there (``HardFailure``). Empty for the other forms.
+    @usableFromInline
     let file: StaticString
+    @usableFromInline
     let line: UInt
     /// The address of the value kept from the initial values (memory this memo allocated, holding an
     /// initialized `Value`), or 0. Raw memory rather than a box, so that reading it back needs the
@@ -115,7 +118,7 @@ final class InjectedMemo<Value: Sendable>: InjectionSite, Sendable {
     }
 
     @usableFromInline
-    init(context: Context, source: Injected<Value>.Source, file: StaticString, line: UInt) {
+    init(context: Context, source: Injected<Value>.Source, file: StaticString = "", line: UInt = 0) {
         self.context = context
         self.file = file
         self.line = line

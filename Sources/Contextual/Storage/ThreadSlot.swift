@@ -67,19 +67,15 @@ struct ThreadSlot: Sendable {
     /// The buffer (state and lock) of the store of a scope that ended on the running thread, emptied, kept
     /// for the next context that builds (retained): a scope per request allocates no store.
     static let spareScopeStoreBuffer = ThreadSlot(index: 7)
-    /// The `@Injected` property whose read the running thread is evaluating (its memo, unretained), so
-    /// that a hard failure during the read is reported at the property's declaration (``HardFailure``).
-    @usableFromInline
-    static let injectedRead = ThreadSlot(index: 8)
     /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
     @inlinable
-    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 9) }
+    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 8) }
     /// The number of bytes the block keeps for a pending value.
     @inlinable
     static var pendingValueCapacity: Int { 64 }
 
     /// The number of words in a thread's block: its slots, then the pending value's buffer.
-    private static let wordCount = 9 + pendingValueCapacity / MemoryLayout<UInt>.size
+    private static let wordCount = 8 + pendingValueCapacity / MemoryLayout<UInt>.size
     /// The slots that hold retained references, released when their thread ends.
     private static let retaining = 6..<8
 
