@@ -136,15 +136,19 @@ enum UnimplementedReadIssue {
     ///
     /// The stack is symbolicated by name only (a look-up in each image's symbol table); only the frames
     /// that may be the reader's are looked up in the debug information, one at a time from the innermost,
-    /// until one is, and what each says is kept by address.
+    /// until one is, and what each says is kept by address. In a debug build on Linux a frame is looked up
+    /// in its image's line tables, read once per process (``LineTable``: a binary search, where the
+    /// toolchain's symbolication runs every line program of the image again for each frame); otherwise,
+    /// or where they cannot say, by symbolicating it with its source location and inline frames.
     @inline(never)
     static func reader() -> Reader {
         var reader = Reader(location: nil, isKeyPathWrite: false, framesLookedUp: 0)
         guard let backtrace = try? Backtrace.capture(),
-            let frames = symbolication.withLock({ _ in backtrace.symbolicated(options: [])?.frames })
+            let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated(options: []) })
         else {
             return reader
         }
+        let frames = symbolicated.frames
         for (index, frame) in frames.enumerated() {
             if isKeyPathWrite(frames, at: index) {
                 reader.isKeyPathWrite = true
@@ -161,6 +165,10 @@ enum UnimplementedReadIssue {
             let location: FrameLocation
             if let known {
                 location = known
+            } else if let found = lineTableLocation(of: symbol, at: address, images: symbolicated.images) {
+                reader.framesLookedUp += 1
+                location = found
+                locations.withLock { $0[address] = location }
             } else {
                 // The same frame again, alone, at the same depth below this function: the capture is
                 // called from here as the first one was.
@@ -171,7 +179,7 @@ enum UnimplementedReadIssue {
                     continue
                 }
                 reader.framesLookedUp += 1
-                location = frameLocation(inlined)
+                location = frameLocation(inlined.compactMap(LocatedFrame.init))
                 locations.withLock { $0[address] = location }
             }
             if case .reader(let found) = location {
@@ -194,35 +202,100 @@ enum UnimplementedReadIssue {
         return libraryModule || name.contains("ContextValues.") || isLibraryRead(name)
     }
 
+    /// What a frame says about the reader, in a debug build on Linux, from the line tables of its image
+    /// read once for the process (``LineTable``): `nil` where they cannot say (an optimized build, whose
+    /// frames have inlined code that only the symbolication's inline frames name; no line tables; an
+    /// address they do not cover).
+    ///
+    /// An unoptimized build inlines nothing a reader's frame needs named apart, so the frame's location is
+    /// the line table's row for its address, and its function the one its image's symbol table names.
+    private static func lineTableLocation(
+        of symbol: SymbolicatedBacktrace.Symbol,
+        at address: Backtrace.Address,
+        images: ImageMap
+    ) -> FrameLocation? {
+        #if DEBUG && os(Linux)
+        guard images.indices.contains(symbol.imageIndex) else { return nil }
+        let image = images[symbol.imageIndex]
+        guard let path = image.path, let table = LineTable.shared(forImageAt: path),
+            let address = UInt64(address), let base = UInt64(image.baseAddress), address >= base,
+            let row = table.location(at: address - base)
+        else { return nil }
+        return frameLocation([
+            LocatedFrame(
+                name: symbol.name,
+                imageName: symbol.imageName,
+                path: row.path,
+                line: row.line,
+                column: row.column
+            )
+        ])
+        #else
+        return nil
+        #endif
+    }
+
     /// What a frame says about the reader, from its symbolication with source locations and inline
     /// frames (innermost first): the line of the first one outside the library, the toolchain and macro
     /// expansions.
-    private static func frameLocation(_ frames: [SymbolicatedBacktrace.Frame]) -> FrameLocation {
+    private static func frameLocation(_ frames: [LocatedFrame]) -> FrameLocation {
         for frame in frames {
-            guard let symbol = frame.symbol, let location = symbol.sourceLocation, location.line > 0 else {
-                continue
-            }
-            let path = location.path
+            guard frame.line > 0 else { continue }
+            let path = frame.path
             // A macro's expansion (such as `#expect`'s) is a buffer of its own: its caller has the line.
-            guard path.hasSuffix(".swift"), !path.contains("@__swiftmacro"), !isToolchainImage(symbol.imageName)
+            guard path.hasSuffix(".swift"), !path.contains("@__swiftmacro"), !isToolchainImage(frame.imageName)
             else { continue }
             if path.hasPrefix(librarySources + "/Contextual/") || path.hasPrefix(librarySources + "/ContextualTesting/")
             {
                 continue
             }
             // A key's accessor (`get { self[Key.self] }`) or its key path thunk: the read is the caller.
-            if symbol.name.contains("ContextValues.") { continue }
+            if frame.name.contains("ContextValues.") { continue }
             // In an optimized build, the accessor is inlined into the library's subscript or property
             // wrapper, which is inlined into the reader: a frame named after the library's read, placed
             // at the accessor's line. The read is the caller.
-            if isLibraryRead(symbol.name) { continue }
+            if isLibraryRead(frame.name) { continue }
             let components = path.split(separator: "/")
             guard components.count >= 2 else { continue }
             let fileID = "\(components[components.count - 2])/\(components[components.count - 1])"
-            let column = max(location.column, 1)
-            return .reader(SourceLocation(fileID: fileID, filePath: path, line: location.line, column: column))
+            let column = max(frame.column, 1)
+            return .reader(SourceLocation(fileID: fileID, filePath: path, line: frame.line, column: column))
         }
         return .notTheReader
+    }
+
+    /// A frame's function and source location, from the symbolication or from a ``LineTable``.
+    private struct LocatedFrame {
+        /// The function's demangled name.
+        var name: String
+        /// The name of the function's image.
+        var imageName: String
+        /// The source file's path.
+        var path: String
+        /// The line, 1-based (0 when unknown).
+        var line: Int
+        /// The column, 1-based (0 when unknown).
+        var column: Int
+
+        init(name: String, imageName: String, path: String, line: Int, column: Int) {
+            self.name = name
+            self.imageName = imageName
+            self.path = path
+            self.line = line
+            self.column = column
+        }
+
+        /// The frame as the symbolication located it; `nil` without a symbol or a source location.
+        init?(_ frame: SymbolicatedBacktrace.Frame) {
+            guard let symbol = frame.symbol, let location = symbol.sourceLocation else { return nil }
+            self.init(
+                name: symbol.name,
+                imageName: symbol.imageName,
+                path: location.path,
+                line: location.line,
+                column: location.column
+            )
+        }
     }
 }
 

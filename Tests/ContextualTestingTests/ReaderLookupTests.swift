@@ -1,6 +1,8 @@
-// How the reading line of an unimplemented read is found: few frames looked up, each once per address.
+// How the reading line of an unimplemented read is found: few frames looked up, each once per address,
+// in a debug build from line tables read once per process.
 
 import Contextual
+import Runtime
 import Testing
 
 @testable import ContextualTesting
@@ -31,3 +33,36 @@ struct ReaderLookupTests {
         #expect(lookups.last == 0)
     }
 }
+
+#if DEBUG && os(Linux)
+// MARK: - The line table
+
+@Suite("Reading the line tables once")
+struct LineTableTests {
+    @Test("The line table places each frame of this binary where the toolchain's symbolication does")
+    func agreesWithSymbolication() throws {
+        let backtrace = try Backtrace.capture()
+        let symbolicated = try #require(backtrace.symbolicated(options: [.showSourceLocations]))
+        let images = symbolicated.images
+        let testBinary = try #require(
+            symbolicated.frames.first?.symbol.flatMap { images[$0.imageIndex].path }
+        )
+        let table = try #require(LineTable.shared(forImageAt: testBinary))
+        var compared = 0
+        for frame in symbolicated.frames {
+            guard let symbol = frame.symbol, images[symbol.imageIndex].path == testBinary,
+                let expected = symbol.sourceLocation,
+                let address = UInt64(frame.captured.adjustedProgramCounter),
+                let base = UInt64(images[symbol.imageIndex].baseAddress)
+            else { continue }
+            let found = table.location(at: address - base)
+            #expect(found?.path == expected.path, "\(symbol.name)")
+            #expect(found?.line == expected.line, "\(symbol.name)")
+            #expect(found?.column == expected.column, "\(symbol.name)")
+            compared += 1
+        }
+        // This test, its macro-made wrappers and their callers in this binary.
+        #expect(compared >= 2)
+    }
+}
+#endif

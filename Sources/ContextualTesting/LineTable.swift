@@ -1,0 +1,470 @@
+// The source lines of an ELF image's code, read once from its DWARF line tables, for finding an
+// unimplemented read's line in a debug build without a pass over the debug information per line.
+
+import Foundation
+import Synchronization
+
+// MARK: - LineTable
+
+/// The rows of an ELF image's `.debug_line` section (DWARF 2 to 5, 64-bit little-endian ELF), sorted by
+/// address: the source file, line and column of each address of the image's code.
+///
+/// The toolchain's symbolication runs every line program of the image for each address it locates (about
+/// 20 ms for a test binary); this index runs them once per image and process, then locates an address by
+/// binary search.
+///
+/// ```swift
+/// let table = LineTable.shared(forImageAt: path)
+/// let location = table?.location(at: address - loadAddress)
+/// ```
+///
+/// - Complexity: Building is O(n) in the size of the line tables, plus sorting their sequences (about
+///   80 ms for this package's test binary in a debug build); a look-up is O(log n).
+struct LineTable: Sendable {
+    /// A source location found in the table.
+    struct Location: Equatable, Sendable {
+        /// The absolute path of the source file (or its name, when its directory is unknown).
+        var path: String
+        /// The line, 1-based; 0 when the compiler gave none.
+        var line: Int
+        /// The column, 1-based; 0 when the compiler gave none.
+        var column: Int
+    }
+
+    /// A range of addresses that share one source location.
+    private struct Row {
+        var start: UInt64
+        var length: UInt32
+        var file: UInt32
+        var line: UInt32
+        var column: UInt32
+    }
+
+    /// The rows, sorted by start address; their ranges do not overlap within one sequence.
+    private let rows: [Row]
+    /// The source files' paths, indexed by ``Row/file``.
+    private let files: [String]
+    /// What to subtract from an address relative to the image's load address to get the address the line
+    /// tables use (the link address of the image's first loadable segment).
+    let linkBase: UInt64
+
+    /// The source location of `address`, an offset from the image's load address; `nil` if no line
+    /// program covers it.
+    func location(at address: UInt64) -> Location? {
+        let address = address &+ linkBase
+        // The last row that starts at or before the address.
+        var low = 0
+        var high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rows[middle].start <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let row = rows[low - 1]
+        guard address - row.start < UInt64(row.length) else { return nil }
+        return Location(path: files[Int(row.file)], line: Int(row.line), column: Int(row.column))
+    }
+
+    // MARK: - One table per image
+
+    /// The tables read so far, by image path (`nil` for an image without usable line tables).
+    private static let tables = Mutex<[String: LineTable?]>([:])
+
+    /// The table of the image at `path`, read on first use (under a lock, so once per process).
+    static func shared(forImageAt path: String) -> LineTable? {
+        tables.withLock { tables in
+            if let known = tables[path] { return known }
+            let table = LineTable(imageAt: path)
+            tables[path] = table
+            return table
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Reads the line tables of the ELF image at `path`; `nil` if it has none this reader understands (no
+    /// `.debug_line`, a compressed one, a 32-bit or big-endian image).
+    init?(imageAt path: String) {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        func read(_ offset: UInt64, _ count: Int) -> [UInt8]? {
+            guard (try? file.seek(toOffset: offset)) != nil, let data = try? file.read(upToCount: count),
+                data.count == count
+            else { return nil }
+            return [UInt8](data)
+        }
+        // The ELF header: 64-bit (class 2), little-endian (data 1).
+        guard let header = read(0, 64), header[0..<4] == [0x7F, 0x45, 0x4C, 0x46], header[4] == 2, header[5] == 1
+        else { return nil }
+        var cursor = ByteCursor(header)
+        cursor.offset = 0x20
+        let programHeaders = cursor.fixed(8)
+        let sectionHeaders = cursor.fixed(8)
+        cursor.offset = 0x36
+        let programHeaderSize = Int(cursor.fixed(2))
+        let programHeaderCount = Int(cursor.fixed(2))
+        let sectionHeaderSize = Int(cursor.fixed(2))
+        let sectionHeaderCount = Int(cursor.fixed(2))
+        let namesIndex = Int(cursor.fixed(2))
+        guard sectionHeaderSize >= 64, programHeaderSize >= 56, namesIndex < sectionHeaderCount,
+            let sections = read(sectionHeaders, sectionHeaderSize * sectionHeaderCount),
+            let programs = read(programHeaders, programHeaderSize * programHeaderCount)
+        else { return nil }
+
+        // The link address of the first loadable segment (PT_LOAD), which the image's load address maps.
+        var linkBase: UInt64?
+        for index in 0..<programHeaderCount {
+            var program = ByteCursor(programs)
+            program.offset = index * programHeaderSize
+            guard program.fixed(4) == 1 else { continue }
+            program.offset += 4
+            let offset = program.fixed(8)
+            let address = program.fixed(8)
+            if offset == 0 { linkBase = address }
+        }
+
+        // Section headers: name, type, flags, address, offset, size.
+        func section(_ index: Int) -> (name: UInt64, flags: UInt64, offset: UInt64, size: UInt64) {
+            var entry = ByteCursor(sections)
+            entry.offset = index * sectionHeaderSize
+            let name = entry.fixed(4)
+            entry.offset += 4
+            let flags = entry.fixed(8)
+            entry.offset += 8
+            return (name, flags, entry.fixed(8), entry.fixed(8))
+        }
+        let namesSection = section(namesIndex)
+        guard let names = read(namesSection.offset, Int(clamping: namesSection.size)) else { return nil }
+        func contents(of wanted: String) -> [UInt8]? {
+            for index in 0..<sectionHeaderCount {
+                let entry = section(index)
+                var name = ByteCursor(names)
+                name.offset = Int(entry.name)
+                // SHF_COMPRESSED sections would need zlib or zstd.
+                guard name.string() == wanted, entry.flags & 0x800 == 0 else { continue }
+                return read(entry.offset, Int(clamping: entry.size))
+            }
+            return nil
+        }
+        guard let lines = contents(of: ".debug_line") else { return nil }
+        let lineStrings = contents(of: ".debug_line_str") ?? []
+
+        var builder = Builder()
+        var unit = ByteCursor(lines)
+        while unit.offset < lines.count {
+            guard let next = builder.readUnit(&unit, lineStrings: lineStrings) else { break }
+            unit.offset = next
+        }
+        builder.sortRows()
+        self.rows = builder.rows
+        self.files = builder.files
+        self.linkBase = linkBase ?? 0
+    }
+
+    /// Runs line programs and collects their rows.
+    private struct Builder {
+        var rows: [Row] = []
+        /// The rows of each sequence, each in ascending order of address.
+        var sequences: [Range<Int>] = []
+        var files: [String] = []
+        var fileIndices: [String: UInt32] = [:]
+
+        /// Sorts the rows by address: each sequence's rows are in order and cover one range of addresses,
+        /// so the sequences are put in order as wholes, unless they overlap.
+        mutating func sortRows() {
+            sequences.sort { rows[$0.lowerBound].start < rows[$1.lowerBound].start }
+            var sorted: [Row] = []
+            sorted.reserveCapacity(rows.count)
+            for sequence in sequences {
+                if let last = sorted.last, rows[sequence.lowerBound].start < last.start + UInt64(last.length) {
+                    rows.sort { $0.start < $1.start }
+                    return
+                }
+                sorted.append(contentsOf: rows[sequence])
+            }
+            rows = sorted
+        }
+
+        /// The index of `path` in ``files``.
+        mutating func file(_ path: String) -> UInt32 {
+            if let index = fileIndices[path] { return index }
+            let index = UInt32(files.count)
+            files.append(path)
+            fileIndices[path] = index
+            return index
+        }
+
+        /// Reads the unit at the cursor and runs its program; returns the offset of the next unit, or `nil`
+        /// if the section cannot be read further. A unit it does not understand is skipped.
+        mutating func readUnit(_ cursor: inout ByteCursor, lineStrings: [UInt8]) -> Int? {
+            var offsetSize = 4
+            var length = cursor.fixed(4)
+            if length == 0xFFFF_FFFF {
+                offsetSize = 8
+                length = cursor.fixed(8)
+            }
+            let end = cursor.offset + Int(clamping: length)
+            guard length > 0, end <= cursor.bytes.count else { return nil }
+            let version = cursor.fixed(2)
+            guard (2...5).contains(version) else { return end }
+            if version >= 5 { cursor.offset += 2 }  // address_size, segment_selector_size
+            let headerLength = cursor.fixed(offsetSize)
+            let programStart = cursor.offset + Int(clamping: headerLength)
+            let minimumInstructionLength = cursor.fixed(1)
+            if version >= 4 { cursor.offset += 1 }  // maximum_operations_per_instruction
+            cursor.offset += 1  // default_is_stmt
+            let lineBase = Int(Int8(truncatingIfNeeded: cursor.fixed(1)))
+            let lineRange = cursor.fixed(1)
+            let opcodeBase = Int(cursor.fixed(1))
+            guard lineRange > 0, opcodeBase > 0 else { return end }
+            var operandCounts: [UInt64] = []
+            for _ in 1..<opcodeBase { operandCounts.append(cursor.fixed(1)) }
+
+            // The units' files, by the index the program uses (from 0 in DWARF 5, from 1 before), as indices
+            // into ``files``.
+            var unitFiles: [UInt32] = []
+            if version >= 5 {
+                guard let directories = Self.entries(&cursor, offsetSize: offsetSize, lineStrings: lineStrings),
+                    let names = Self.entries(&cursor, offsetSize: offsetSize, lineStrings: lineStrings)
+                else { return end }
+                for entry in names {
+                    let directory =
+                        directories.indices.contains(entry.directory) ? directories[entry.directory].path : ""
+                    unitFiles.append(file(Self.join(directory, entry.path)))
+                }
+            } else {
+                var directories = [""]
+                while cursor.offset < end, case let directory = cursor.string(), !directory.isEmpty {
+                    directories.append(directory)
+                }
+                unitFiles.append(file(""))
+                while cursor.offset < end, case let name = cursor.string(), !name.isEmpty {
+                    let directory = Int(cursor.unsigned())
+                    _ = cursor.unsigned()  // modification time
+                    _ = cursor.unsigned()  // length
+                    unitFiles.append(
+                        file(Self.join(directories.indices.contains(directory) ? directories[directory] : "", name))
+                    )
+                }
+            }
+            guard programStart <= end else { return end }
+            runProgram(
+                cursor.bytes,
+                from: programStart,
+                to: end,
+                files: unitFiles,
+                minimumInstructionLength: minimumInstructionLength,
+                lineBase: lineBase,
+                lineRange: Int(lineRange),
+                operandCounts: operandCounts
+            )
+            return end
+        }
+
+        /// Runs the line program in `bytes[start..<end]` and appends its rows: each row's location covers
+        /// the addresses from its own to the next row's in the same sequence.
+        ///
+        /// It reads the bytes through free functions, with no closure, so that an unoptimized build reads a
+        /// test binary's line tables in a fraction of a second.
+        private mutating func runProgram(
+            _ bytes: [UInt8],
+            from start: Int,
+            to end: Int,
+            files unitFiles: [UInt32],
+            minimumInstructionLength: UInt64,
+            lineBase: Int,
+            lineRange: Int,
+            operandCounts: [UInt64]
+        ) {
+            let opcodeBase = operandCounts.count + 1
+            var offset = start
+            // The state machine (one operation per instruction, as on every target Swift supports).
+            var address: UInt64 = 0
+            var file = 1
+            var line = 1
+            var column = 0
+            // The last row of the sequence, waiting for the next row's address.
+            var hasPending = false
+            var pending = Row(start: 0, length: 0, file: 0, line: 0, column: 0)
+            var pendingFile = 0
+            var sequenceStart = rows.count
+            defer {
+                if sequenceStart < rows.count { sequences.append(sequenceStart..<rows.count) }
+            }
+            while offset < end {
+                let opcode = Int(bytes[offset])
+                offset += 1
+                var emits = false
+                var endsSequence = false
+                if opcode >= opcodeBase {
+                    let adjusted = opcode - opcodeBase
+                    address &+= UInt64(adjusted / lineRange) &* minimumInstructionLength
+                    line += lineBase + adjusted % lineRange
+                    emits = true
+                } else {
+                    switch opcode {
+                    case 0:
+                        let size = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
+                        let next = offset + size
+                        guard size > 0, next <= end else { return }
+                        switch bytes[offset] {
+                        case 1:
+                            emits = true
+                            endsSequence = true
+                        case 2:
+                            offset += 1
+                            address = readFixed(bytes, &offset, size - 1)
+                        default:
+                            break
+                        }
+                        offset = next
+                    case 1: emits = true
+                    case 2: address &+= readUnsigned(bytes, &offset) &* minimumInstructionLength
+                    case 3: line += readSigned(bytes, &offset)
+                    case 4: file = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
+                    case 5: column = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
+                    case 8: address &+= UInt64((255 - opcodeBase) / lineRange) &* minimumInstructionLength
+                    case 9: address &+= readFixed(bytes, &offset, 2)
+                    default:
+                        for _ in 0..<operandCounts[opcode - 1] { _ = readUnsigned(bytes, &offset) }
+                    }
+                }
+                guard emits else { continue }
+                if hasPending, pending.start < address, address - pending.start <= UInt64(UInt32.max),
+                    pendingFile >= 0, pendingFile < unitFiles.count
+                {
+                    pending.length = UInt32(address - pending.start)
+                    pending.file = unitFiles[pendingFile]
+                    rows.append(pending)
+                }
+                if endsSequence {
+                    if sequenceStart < rows.count { sequences.append(sequenceStart..<rows.count) }
+                    sequenceStart = rows.count
+                    hasPending = false
+                    address = 0
+                    file = 1
+                    line = 1
+                    column = 0
+                } else {
+                    hasPending = true
+                    pending.start = address
+                    pending.line = UInt32(truncatingIfNeeded: max(line, 0))
+                    pending.column = UInt32(truncatingIfNeeded: max(column, 0))
+                    pendingFile = file
+                }
+            }
+        }
+
+        /// Reads a DWARF 5 directory or file name table: each entry's path and directory index; `nil` for a
+        /// form this reader does not know.
+        static func entries(
+            _ cursor: inout ByteCursor,
+            offsetSize: Int,
+            lineStrings: [UInt8]
+        ) -> [(path: String, directory: Int)]? {
+            var formats: [(content: UInt64, form: UInt64)] = []
+            for _ in 0..<cursor.fixed(1) { formats.append((cursor.unsigned(), cursor.unsigned())) }
+            var entries: [(path: String, directory: Int)] = []
+            for _ in 0..<cursor.unsigned() {
+                var entry = (path: "", directory: 0)
+                for format in formats {
+                    var value: UInt64 = 0
+                    var string: String?
+                    switch format.form {
+                    case 0x08: string = cursor.string()  // DW_FORM_string
+                    case 0x1F:  // DW_FORM_line_strp
+                        var strings = ByteCursor(lineStrings)
+                        strings.offset = Int(clamping: cursor.fixed(offsetSize))
+                        guard strings.offset < lineStrings.count else { return nil }
+                        string = strings.string()
+                    case 0x0F: value = cursor.unsigned()  // DW_FORM_udata
+                    case 0x0B: value = cursor.fixed(1)  // DW_FORM_data1
+                    case 0x05: value = cursor.fixed(2)  // DW_FORM_data2
+                    case 0x06: value = cursor.fixed(4)  // DW_FORM_data4
+                    case 0x07: value = cursor.fixed(8)  // DW_FORM_data8
+                    case 0x1E: cursor.offset += 16  // DW_FORM_data16
+                    case 0x09: cursor.offset += Int(clamping: cursor.unsigned())  // DW_FORM_block
+                    default: return nil
+                    }
+                    if format.content == 1, let string { entry.path = string }  // DW_LNCT_path
+                    if format.content == 2 { entry.directory = Int(clamping: value) }  // DW_LNCT_directory_index
+                }
+                entries.append(entry)
+            }
+            return entries
+        }
+
+        /// `name` in `directory`, unless `name` is absolute.
+        static func join(_ directory: String, _ name: String) -> String {
+            name.hasPrefix("/") || directory.isEmpty ? name : directory + "/" + name
+        }
+    }
+}
+
+// MARK: - ByteCursor
+
+/// Reads little-endian integers, LEB128 numbers and C strings from bytes; reads past the end give zeros.
+private struct ByteCursor {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A little-endian unsigned integer of `size` bytes (at most 8 are kept).
+    mutating func fixed(_ size: Int) -> UInt64 { readFixed(bytes, &offset, size) }
+
+    /// An unsigned LEB128 number.
+    mutating func unsigned() -> UInt64 { readUnsigned(bytes, &offset) }
+
+    /// A NUL-terminated UTF-8 string.
+    mutating func string() -> String {
+        let start = min(offset, bytes.count)
+        while offset < bytes.count, bytes[offset] != 0 { offset += 1 }
+        let string = String(decoding: bytes[start..<min(offset, bytes.count)], as: UTF8.self)
+        offset += 1
+        return string
+    }
+}
+
+/// The little-endian unsigned integer of `size` bytes at `offset` in `bytes` (zeros past the end; at most 8
+/// bytes are kept), moving `offset` past it.
+private func readFixed(_ bytes: [UInt8], _ offset: inout Int, _ size: Int) -> UInt64 {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    for index in offset..<(offset + min(size, 8)) where index < bytes.count {
+        value |= UInt64(bytes[index]) << shift
+        shift += 8
+    }
+    offset += size
+    return value
+}
+
+/// The unsigned LEB128 number at `offset` in `bytes`, moving `offset` past it.
+private func readUnsigned(_ bytes: [UInt8], _ offset: inout Int) -> UInt64 {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    while offset < bytes.count {
+        let byte = bytes[offset]
+        offset += 1
+        if shift < 64 { value |= UInt64(byte & 0x7F) << shift }
+        shift += 7
+        if byte & 0x80 == 0 { break }
+    }
+    return value
+}
+
+/// The signed LEB128 number at `offset` in `bytes`, moving `offset` past it.
+private func readSigned(_ bytes: [UInt8], _ offset: inout Int) -> Int {
+    var value: Int64 = 0
+    var shift: Int64 = 0
+    var byte: UInt8 = 0
+    while offset < bytes.count {
+        byte = bytes[offset]
+        offset += 1
+        if shift < 64 { value |= Int64(byte & 0x7F) << shift }
+        shift += 7
+        if byte & 0x80 == 0 { break }
+    }
+    if shift < 64, byte & 0x40 != 0 { value |= -(Int64(1) << shift) }
+    return Int(value)
+}
