@@ -59,6 +59,12 @@ struct RequestHandler {
         "\(config.greeting) \(requestID) \(work.requestID)"
     }
 
+    /// `GET /failing-commit`: a handler that succeeds, whose unit of work fails to commit.
+    func failCommit() -> String {
+        work.failCommit()
+        return "done"
+    }
+
     /// `POST /todos`: adds an item through the request's unit of work.
     func add(title: String) async throws -> Todo {
         logger.info("adding a todo")
@@ -91,7 +97,8 @@ struct RequestHandler {
 /// ```
 public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     let router = Router()
-    router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server))
+    let revealsErrors = app[\.serverConfig].revealsErrors
+    router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server, revealsErrors: revealsErrors))
     router.get("/hello") { _, _ in RequestHandler().hello() }
     router.post("/todos") { request, _ in
         let title = String(buffer: try await request.body.collect(upTo: 4096))
@@ -107,6 +114,10 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     router.get("/trace") { _, _ in
         // What a tracer or a log handler sees in ServiceContext.
         ServiceContext.current?[RequestIDServiceKey.self] ?? "none"
+    }
+    router.get("/failing-commit") { _, _ in
+        // The handler succeeds; the commit, when the scope ends, fails: the response is a 500, not a 200.
+        RequestHandler().failCommit()
     }
     router.get("/missing") { _, _ in
         // Nothing provides ReportBuilder: `require` throws, the middleware answers 500 with the message.

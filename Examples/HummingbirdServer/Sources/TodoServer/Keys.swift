@@ -13,15 +13,20 @@ public struct ServerConfig: Sendable {
     public var databasePath: String?
     /// What `GET /hello` says.
     public var greeting: String
+    /// Whether a failed request's response carries the full ``Contextual/ContextError`` message and code:
+    /// for development only, since it names the wiring's types and contexts. Off, a client gets
+    /// ``Contextual/ContextError/publicMessage(requestID:)`` and the log gets the message.
+    public var revealsErrors: Bool
 
     /// Makes a configuration.
     ///
     /// ```swift
     /// let config = ServerConfig(databasePath: "todos.sqlite", greeting: "hello")
     /// ```
-    public init(databasePath: String? = nil, greeting: String = "hello") {
+    public init(databasePath: String? = nil, greeting: String = "hello", revealsErrors: Bool = false) {
         self.databasePath = databasePath
         self.greeting = greeting
+        self.revealsErrors = revealsErrors
     }
 }
 

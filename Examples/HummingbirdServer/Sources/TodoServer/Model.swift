@@ -182,6 +182,7 @@ public final class UnitOfWork: ScopeShutdown {
     let store: TodoStore
     let audit: ScopeAudit
     private let shutDown = Atomic(false)
+    private let commitFails = Atomic(false)
 
     /// Makes a unit of work for a request.
     ///
@@ -211,7 +212,17 @@ public final class UnitOfWork: ScopeShutdown {
         try await store.insert(Todo(id: nil, title: title, requestID: requestID))
     }
 
-    /// Ends the unit of work: called once, by the request's scope.
+    /// Makes this request's commit fail when the unit of work ends, as a database that refuses it would:
+    /// for showing what a request whose commit failed answers.
+    ///
+    /// ```swift
+    /// work.failCommit()  // the scope's shutdown throws CommitFailed
+    /// ```
+    public func failCommit() {
+        commitFails.store(true, ordering: .releasing)
+    }
+
+    /// Ends the unit of work, committing it: called once, by the request's scope.
     ///
     /// ```swift
     /// try await request.shutdown()  // shuts the request's unit of work down
@@ -219,5 +230,19 @@ public final class UnitOfWork: ScopeShutdown {
     public func shutdown() async throws {
         let repeated = shutDown.exchange(true, ordering: .acquiringAndReleasing)
         audit.recordShutdown(of: requestID, repeated: repeated)
+        if commitFails.load(ordering: .acquiring) { throw CommitFailed(requestID: requestID) }
     }
+}
+
+/// The commit of a request's unit of work failed.
+public struct CommitFailed: Error, CustomStringConvertible {
+    /// The request whose commit failed.
+    public let requestID: String
+
+    /// What failed.
+    ///
+    /// ```swift
+    /// CommitFailed(requestID: "r-1").description  // "the commit of request r-1 failed"
+    /// ```
+    public var description: String { "the commit of request \(requestID) failed" }
 }

@@ -21,7 +21,9 @@ extension HTTPField.Name {
 /// (shutting down the request's scoped objects) when the response is complete: at once for a body held
 /// in memory; after the body is written for a streamed one; when the body is never written (the client
 /// left), as soon as the response is dropped. A ``Contextual/ContextError`` thrown by a handler becomes
-/// a ``ContextErrorResponse``.
+/// a ``ContextErrorResponse``, and its full message goes to the app's log with the request ID. A scope
+/// whose shutdown fails (a commit that failed) answers the same way when the response is still unsent
+/// (a body held in memory); once a streamed body was written, the failure is logged.
 ///
 /// Hummingbird names its request-context type `Context`: in a middleware, Contextual's is
 /// `Contextual.Context`.
@@ -33,6 +35,7 @@ extension HTTPField.Name {
 public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
     let app: Contextual.Context
     let bridge: ServiceContextBridge
+    let revealsErrors: Bool
     let ids: RequestIDs
 
     /// Makes the middleware for the requests of `app`.
@@ -44,9 +47,16 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
     /// - Parameters:
     ///   - app: The app context; each request's scope is its child.
     ///   - bridge: The request values carried into `ServiceContext` (none by default).
-    public init(app: Contextual.Context, bridge: ServiceContextBridge = ServiceContextBridge()) {
+    ///   - revealsErrors: Whether a failed request's response carries the full error message, which
+    ///     names the wiring: for development only (see ``ContextErrorResponse``).
+    public init(
+        app: Contextual.Context,
+        bridge: ServiceContextBridge = ServiceContextBridge(),
+        revealsErrors: Bool = false
+    ) {
         self.app = app
         self.bridge = bridge
+        self.revealsErrors = revealsErrors
         self.ids = RequestIDs()
     }
 
@@ -69,7 +79,7 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
             bridge.importValues(from: outer, into: &values)
             values.requestID = requestID
         }
-        let lease = ScopeLease(scope)
+        let lease = ScopeLease(scope, requestID: requestID)
         var response: Response
         do {
             response = try await scope.run {
@@ -78,16 +88,20 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
                 }
             }
         } catch let error as ContextError {
+            scope[\.logger].error("request \(requestID) failed: \(error.message)")
             await lease.end()
-            throw ContextErrorResponse(error)
+            throw ContextErrorResponse(error, requestID: requestID, revealsErrors: revealsErrors)
         } catch {
             await lease.end()
             throw error
         }
         response.headers[.requestID] = requestID
         // A body held in memory reads nothing more: end the scope now, and keep Hummingbird's single write.
+        // The response is unsent: a failed shutdown (a commit) answers instead of it.
         if response.body.isInMemory {
-            await lease.end()
+            if let failure = await lease.end() {
+                throw ContextErrorResponse(failure, requestID: requestID, revealsErrors: revealsErrors)
+            }
             return response
         }
         // A streamed body is written after this returns: keep the scope for it, then end it.
@@ -131,29 +145,37 @@ final class RequestIDs: Sendable {
 }
 
 /// Ends a request's scope exactly once: after its body is written, or, when the body is never written,
-/// when the response is dropped.
+/// when the response is dropped. A shutdown that fails is logged with the request's ID.
 final class ScopeLease: Sendable {
     let scope: Contextual.Context
+    let requestID: String
     private let ended = Atomic(false)
 
-    init(_ scope: Contextual.Context) { self.scope = scope }
+    init(_ scope: Contextual.Context, requestID: String) {
+        self.scope = scope
+        self.requestID = requestID
+    }
 
-    func end() async {
-        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        await Self.shutdown(scope)
+    /// Ends the scope, unless it was ended; returns its shutdown's failure, if any.
+    @discardableResult
+    func end() async -> ContextError? {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
+        return await Self.shutdown(scope, requestID: requestID)
     }
 
     deinit {
         guard !ended.load(ordering: .acquiring) else { return }
-        let scope = scope
-        Task { await Self.shutdown(scope) }
+        let (scope, requestID) = (scope, requestID)
+        Task { await Self.shutdown(scope, requestID: requestID) }
     }
 
-    private static func shutdown(_ scope: Contextual.Context) async {
+    private static func shutdown(_ scope: Contextual.Context, requestID: String) async -> ContextError? {
         do {
             try await scope.shutdown()
+            return nil
         } catch {
-            scope[\.logger].error("the request's scope failed to shut down: \(error)")
+            scope[\.logger].error("request \(requestID): its scope failed to shut down: \(error.message)")
+            return error
         }
     }
 }

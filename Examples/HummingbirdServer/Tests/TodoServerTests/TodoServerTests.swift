@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import LoopbackHTTP
 import ServiceContextModule
+import Synchronization
 import Testing
 import TodoServer
 
@@ -12,13 +13,14 @@ import TodoServer
 /// `body`, with one keep-alive connection; then stops the server gracefully. Returns the app context.
 @discardableResult
 func withServer(
+    config: ServerConfig = ServerConfig(),
     audit: ScopeAudit = ScopeAudit(),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     _ body: (inout LoopbackConnection) async throws -> Void
 ) async throws -> Context {
-    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let ports = AsyncStream<Int>.makeStream()
     let (app, application) = try await buildApplication(
-        config: ServerConfig(),
+        config: config,
         audit: audit,
         port: 0,
         logger: logger,
@@ -86,17 +88,46 @@ struct TodoServerTests {
         #expect(audit.built == audit.shutDown)
     }
 
-    @Test("A missing object answers 500 with Contextual's message, and the server goes on serving")
+    @Test("A missing object answers 500 naming nothing of the wiring, logs the message, and serving goes on")
     func missingObject() async throws {
-        try await withServer { http in
-            let response = try await http.get("/missing")
+        let log = RecordingLog()
+        try await withServer(logger: log.logger) { http in
+            let response = try await http.get("/missing", requestID: "m-1")
             #expect(response.status == .internalServerError)
-            #expect(response.headers.first(name: "x-contextual-error") == "missingObject")
-            #expect(response.body.contains("ReportBuilder"), "the body names the missing type: \(response.body)")
-            #expect(response.body.hasPrefix("Contextual: "))
+            #expect(response.requestID == "m-1")
+            #expect(response.body == "The server could not complete the request (request ID: m-1).\n")
+            #expect(!response.body.contains("ReportBuilder") && !response.body.contains("app"))
+            #expect(response.headers.first(name: "x-contextual-error") == nil)
             let next = try await http.get("/hello")
             #expect(next.status == .ok)
         }
+        let logged = log.lines.first { $0.contains("request m-1 failed") }
+        #expect(logged?.contains("ReportBuilder") == true, "the log has the full message: \(log.lines)")
+    }
+
+    @Test("A server that reveals errors (development) answers with Contextual's message and code")
+    func revealedErrors() async throws {
+        try await withServer(config: ServerConfig(revealsErrors: true)) { http in
+            let response = try await http.get("/missing")
+            #expect(response.status == .internalServerError)
+            #expect(response.headers.first(name: "x-contextual-error") == "missingObject")
+            #expect(response.body.hasPrefix("Contextual: no object of type 'TodoServer.ReportBuilder'"))
+        }
+    }
+
+    @Test("A handler that succeeded whose commit fails answers 500, not 200, and the failure is logged")
+    func failedCommit() async throws {
+        let log = RecordingLog()
+        let audit = ScopeAudit()
+        try await withServer(audit: audit, logger: log.logger) { http in
+            let response = try await http.get("/failing-commit", requestID: "c-1")
+            #expect(response.status == .internalServerError)
+            #expect(response.requestID == "c-1")
+            #expect(response.body == "The server could not complete the request (request ID: c-1).\n")
+            #expect(audit.lastShutDown == "c-1")
+            #expect(try await http.get("/hello").status == .ok)
+        }
+        #expect(log.lines.contains { $0.contains("request c-1") && $0.contains("the commit of request c-1 failed") })
     }
 
     @Test("The request ID reaches ServiceContext, where tracers and log handlers read it")
@@ -195,5 +226,35 @@ struct WiringMeasurementTests {
         #expect(report.provider(named: "UnitOfWork")?.dependencies == ["TodoStore (singleton)"])
         #expect(report.totals.longestPath == 2)
         try await app.shutdown()
+    }
+}
+
+// MARK: - A log to read
+
+/// A swift-log handler that keeps every line, for tests that check what the server logged.
+final class RecordingLog: Sendable {
+    private let recorded = Mutex<[String]>([])
+
+    /// What was logged so far, one message (with its metadata) per line.
+    var lines: [String] { recorded.withLock { $0 } }
+
+    /// A logger whose lines this log keeps.
+    var logger: Logger { Logger(label: "test") { _ in Handler(log: self) } }
+
+    fileprivate func append(_ line: String) { recorded.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let log: RecordingLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.append("\(event.level) \(event.message)")
+        }
     }
 }
