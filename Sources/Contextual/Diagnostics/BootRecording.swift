@@ -88,7 +88,7 @@ final class BootRecording: Sendable {
     /// The builds recorded so far; a build without an end is still running.
     var builds: [Build] { state.withLock { $0.builds } }
 
-    /// A provider's address, as a tagged table entry holds it.
+    /// A provider's address, which a table entry holds with its tag bit set (see `ContextBox.addressTag`).
     func address(of provider: any AnyProviderBox) -> UInt {
         UInt(bitPattern: ObjectIdentifier(provider))
     }

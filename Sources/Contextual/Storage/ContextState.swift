@@ -29,7 +29,7 @@ final class ContextState: Sendable {
     var valuesAddress: UnsafePointer<ContextValues> {
         // Safe: `values` is the first stored property of this final class, so it starts where the stored
         // properties do (an address aligned for any of them); it is a constant, never written after
-        // `init`. `ContextStateTests` checks that the address reads the same values.
+        // `init`. `ContextStateLayoutTests` checks that the address reads the same values.
         UnsafeRawPointer(_getUnsafePointerToStoredProperties(self)).assumingMemoryBound(to: ContextValues.self)
     }
 

@@ -17,8 +17,8 @@ import Darwin
 /// (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot that holds references,
 /// a retained reference the thread keeps for later (``keepSpare(_:)``): a spare resolution frame or scope
 /// store buffer, released when the thread ends. A slot that holds references is never used with
-/// ``withWord(_:_:)``. Four more words and a small buffer after the slots hold the value the thread is
-/// assigning through a key path (``PendingWrite``).
+/// ``withWord(_:_:)``. Four of the slots (2-5) and a small buffer after the slots hold the value the
+/// thread is assigning through a key path (``PendingWrite``).
 ///
 /// Cheaper than a task local, whose push allocates outside a task (a few hundred instructions against a
 /// few dozen here), and right for synchronous work, which runs on one thread from start to end; work

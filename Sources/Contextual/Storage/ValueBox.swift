@@ -8,7 +8,7 @@
 /// Values are kept in typed boxes so that reading one back needs no dynamic cast from `Any`: the storage
 /// identity of an entry fixes the type of its box, so the reader downcasts without a check. A provider's
 /// box is told apart by the low bit of the address the tables store (``addressTag``), so that reading a
-/// plain value costs one bit test more than before providers existed.
+/// plain value costs one bit test more than an untagged table would.
 @usableFromInline
 protocol ContextBox: AnyObject, Sendable {
     /// The key type or object type this entry is stored under, for diagnostics.
