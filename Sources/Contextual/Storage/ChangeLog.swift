@@ -15,8 +15,8 @@ import Synchronization
 /// ``ChangeRecord/capacity`` entries) rebuilds its state the general way instead. Nothing here waits.
 ///
 /// ```swift
-/// tree.changes.record(ChangedIDs(...), generation: 7)
-/// tree.changes.changedIDs(after: 5, through: 7)  // the entries changed at generations 6 and 7, if known
+/// tree.recordChange(ChangedIDs(...), generation: 7)  // kept in the tree's log, made on first use
+/// tree.changedIDs(after: 5, through: 7)  // the entries changed at generations 6 and 7, if known
 /// ```
 final class ChangeLog: Sendable {
     /// The number of generations the log remembers.
