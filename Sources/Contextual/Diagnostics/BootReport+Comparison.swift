@@ -7,7 +7,7 @@ extension BootReport {
     /// factories whose own time grew by more than `timeTolerance` (a ratio, since CI machines differ).
     ///
     /// ```swift
-    /// let baseline = try BootReport(json: String(contentsOfFile: "boot-baseline.json", encoding: .utf8))
+    /// let baseline = try BootReport(contentsOfFile: "boot-baseline.json")
     /// let comparison = try report.compared(to: baseline, timeTolerance: 2)  // fail at twice as slow
     /// if !comparison.passed { print(comparison.summary) }
     /// ```

@@ -44,8 +44,9 @@ extension ContextError {
             return "there is no such file\(workingDirectoryNote(path)). Fix: record the baseline first: "
                 + "\(recording); or give the path of the existing baseline."
         case .EACCES?, .EPERM?:
-            return "the file is not readable: permission denied. Fix: let the user running this read it "
-                + "(`chmod a+r '\(path)'`), or give the path of a readable copy."
+            return "the file is not readable: permission denied (on the file, or on a directory of its path). "
+                + "Fix: let the user running this read it (`chmod a+r '\(path)'`, and `a+x` on its directories), "
+                + "or give the path of a readable copy."
         case .EISDIR?:
             return "it is a directory, not a file. Fix: give the path of the baseline's file in it, e.g. "
                 + "'\(path)/boot-baseline.json'."

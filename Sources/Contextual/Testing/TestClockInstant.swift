@@ -3,14 +3,15 @@
 // MARK: - TestClockInstant
 
 /// A point in a test clock's time: the time elapsed since the clock was made. ``ManualClock`` and
-/// ``ImmediateClock`` share it (each clock's `Instant` is this type), so instants of the two compare and
-/// measure against each other as offsets from their starts.
+/// ``ImmediateClock`` share it (each clock's `Instant` is this type). Compare instants of one clock:
+/// instants of two test clocks are offsets from two unrelated starts, which the type cannot tell apart,
+/// so comparing them compares the offsets only.
 ///
 /// ```swift
-/// let manual = ManualClock()
-/// manual.advance(by: .seconds(5))
-/// let immediate = ImmediateClock()
-/// immediate.now.duration(to: manual.now)  // 5 seconds
+/// let clock = ManualClock()
+/// let start = clock.now
+/// clock.advance(by: .seconds(5))
+/// start.duration(to: clock.now)  // 5 seconds
 /// ```
 public struct TestClockInstant: InstantProtocol, Sendable, Hashable {
     /// The time since the clock's start.

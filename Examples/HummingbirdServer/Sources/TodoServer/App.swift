@@ -120,7 +120,7 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
         RequestHandler().failCommit()
     }
     router.get("/missing") { _, _ in
-        // Nothing provides ReportBuilder: `require` throws, the middleware answers 500 with the message.
+        // Nothing provides ReportBuilder: `require` throws; the middleware answers 500, logs the message.
         try Context.current.require(ReportBuilder.self).title
     }
     return router

@@ -12,7 +12,8 @@ extension HTTPField.Name {
 }
 
 /// A ``Contextual/ContextError`` as an HTTP response: ``Contextual/ContextError/httpStatusCode`` (503 when
-/// the scope had already ended, as while the server shuts down; 500 otherwise), the request's ID in
+/// the server is going away or busy: the scope had ended, a wait was cancelled or timed out; 500
+/// otherwise), the request's ID in
 /// `x-request-id`, and ``Contextual/ContextError/publicMessage(requestID:)`` as a plain-text body, which
 /// names nothing of the wiring. ``RequestScopeMiddleware`` logs the full message with the same request
 /// ID; with `revealsErrors` (development), the body is the full message and the code is in

@@ -9,7 +9,8 @@ import ServiceContextModule
 import Synchronization
 
 extension HTTPField.Name {
-    /// `x-request-id`: the request's ID, taken from the request when it has one, echoed in the response.
+    /// `x-request-id`: the request's ID, taken from the request when it has one, echoed in the response
+    /// the middleware returns or answers a `ContextError` with (Hummingbird answers other errors).
     public static let requestID = HTTPField.Name("x-request-id")!
 }
 
