@@ -9,6 +9,14 @@ import Synchronization
 /// The rows of an ELF image's `.debug_line` section (DWARF 2 to 5, 64-bit little-endian ELF), sorted by
 /// address: the source file, line and column of each address of the image's code.
 ///
+/// A DWARF 5 unit's directory and file names are read in the forms `DW_FORM_string`, `DW_FORM_line_strp`
+/// (from `.debug_line_str`) and `DW_FORM_strp` (from `.debug_str`); a unit that names them in another form
+/// (such as `DW_FORM_strx`, whose offsets table only the compilation unit locates) is skipped.
+///
+/// Every size and count read from the image is checked against the bytes left before it is used: a
+/// malformed unit is skipped, or ends the reading of the section, and a malformed image has no table, so
+/// that the caller falls back to the toolchain's symbolication.
+///
 /// The toolchain's symbolication runs every line program of the image for each address it locates (about
 /// 20 ms for a test binary); this index runs them once per image and process, then locates an address by
 /// binary search.
@@ -44,8 +52,9 @@ struct LineTable: Sendable {
     private let rows: [Row]
     /// The source files' paths, indexed by ``Row/file``.
     private let files: [String]
-    /// What to subtract from an address relative to the image's load address to get the address the line
-    /// tables use (the link address of the image's first loadable segment).
+    /// What to add to an address relative to the image's load address to get the address the line tables
+    /// use: the link address of the loadable segment (PT_LOAD) that maps the start of the file, the part of
+    /// the image its load address is the address of.
     let linkBase: UInt64
 
     /// The source location of `address`, an offset from the image's load address; `nil` if no line
@@ -71,6 +80,10 @@ struct LineTable: Sendable {
     private static let tables = Mutex<[String: LineTable?]>([:])
 
     /// The table of the image at `path`, read on first use (under a lock, so once per process).
+    ///
+    /// The table is read while holding the one lock of all images' tables, so a look-up of any image
+    /// waits while one is read (about 80 ms for a test binary in a debug build): simple, and acceptable
+    /// for a read that happens once per image and process, on the path of a failing test.
     static func shared(forImageAt path: String) -> LineTable? {
         tables.withLock { tables in
             if let known = tables[path] { return known }
@@ -83,13 +96,15 @@ struct LineTable: Sendable {
     // MARK: - Reading
 
     /// Reads the line tables of the ELF image at `path`; `nil` if it has none this reader understands (no
-    /// `.debug_line`, a compressed one, a 32-bit or big-endian image).
+    /// `.debug_line`, a compressed one, a 32-bit or big-endian image, no loadable segment at the start of
+    /// the file, a section that does not fit in the file).
     init?(imageAt path: String) {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? file.close() }
-        func read(_ offset: UInt64, _ count: Int) -> [UInt8]? {
-            guard (try? file.seek(toOffset: offset)) != nil, let data = try? file.read(upToCount: count),
-                data.count == count
+        guard let fileSize = try? file.seekToEnd() else { return nil }
+        func read(_ offset: UInt64, _ count: UInt64) -> [UInt8]? {
+            guard offset <= fileSize, count <= fileSize - offset, (try? file.seek(toOffset: offset)) != nil,
+                let data = try? file.read(upToCount: Int(count)), data.count == Int(count)
             else { return nil }
             return [UInt8](data)
         }
@@ -107,11 +122,13 @@ struct LineTable: Sendable {
         let sectionHeaderCount = Int(cursor.fixed(2))
         let namesIndex = Int(cursor.fixed(2))
         guard sectionHeaderSize >= 64, programHeaderSize >= 56, namesIndex < sectionHeaderCount,
-            let sections = read(sectionHeaders, sectionHeaderSize * sectionHeaderCount),
-            let programs = read(programHeaders, programHeaderSize * programHeaderCount)
+            let sections = read(sectionHeaders, UInt64(sectionHeaderSize * sectionHeaderCount)),
+            let programs = read(programHeaders, UInt64(programHeaderSize * programHeaderCount))
         else { return nil }
 
-        // The link address of the first loadable segment (PT_LOAD), which the image's load address maps.
+        // The link address of the loadable segment (PT_LOAD) at file offset 0: the image's load address,
+        // the start of its mapping of the file, is that segment's address. Without one, addresses cannot
+        // be placed, and the image has no table.
         var linkBase: UInt64?
         for index in 0..<programHeaderCount {
             var program = ByteCursor(programs)
@@ -123,18 +140,24 @@ struct LineTable: Sendable {
             if offset == 0 { linkBase = address }
         }
 
+        guard let linkBase else { return nil }
+
         // Section headers: name, type, flags, address, offset, size.
-        func section(_ index: Int) -> (name: UInt64, flags: UInt64, offset: UInt64, size: UInt64) {
+        typealias SectionHeader = (name: UInt64, type: UInt64, flags: UInt64, offset: UInt64, size: UInt64)
+        func section(_ index: Int) -> SectionHeader {
             var entry = ByteCursor(sections)
             entry.offset = index * sectionHeaderSize
             let name = entry.fixed(4)
-            entry.offset += 4
+            let type = entry.fixed(4)
             let flags = entry.fixed(8)
             entry.offset += 8
-            return (name, flags, entry.fixed(8), entry.fixed(8))
+            return (name, type, flags, entry.fixed(8), entry.fixed(8))
         }
-        let namesSection = section(namesIndex)
-        guard let names = read(namesSection.offset, Int(clamping: namesSection.size)) else { return nil }
+        // A section of type SHT_NOBITS (8) occupies no bytes of the file, whatever its size says.
+        func contents(_ entry: SectionHeader) -> [UInt8]? {
+            entry.type == 8 ? nil : read(entry.offset, entry.size)
+        }
+        guard let names = contents(section(namesIndex)) else { return nil }
         func contents(of wanted: String) -> [UInt8]? {
             for index in 0..<sectionHeaderCount {
                 let entry = section(index)
@@ -142,24 +165,38 @@ struct LineTable: Sendable {
                 name.offset = Int(entry.name)
                 // SHF_COMPRESSED sections would need zlib or zstd.
                 guard name.string() == wanted, entry.flags & 0x800 == 0 else { continue }
-                return read(entry.offset, Int(clamping: entry.size))
+                return contents(entry)
             }
             return nil
         }
         guard let lines = contents(of: ".debug_line") else { return nil }
-        let lineStrings = contents(of: ".debug_line_str") ?? []
+        self.init(
+            debugLine: lines,
+            lineStrings: contents(of: ".debug_line_str") ?? [],
+            strings: contents(of: ".debug_str") ?? [],
+            linkBase: linkBase
+        )
+    }
 
+    /// Reads the units of a `.debug_line` section's bytes, `debugLine`, with the string sections their
+    /// DWARF 5 headers may refer to: `.debug_line_str`'s bytes, `lineStrings`, and `.debug_str`'s,
+    /// `strings`. Reading stops at the first unit whose length does not fit in the section; a unit it does
+    /// not understand, or whose header is malformed, is skipped.
+    init(debugLine: [UInt8], lineStrings: [UInt8] = [], strings: [UInt8] = [], linkBase: UInt64 = 0) {
         var builder = Builder()
-        var unit = ByteCursor(lines)
-        while unit.offset < lines.count {
-            guard let next = builder.readUnit(&unit, lineStrings: lineStrings) else { break }
+        var unit = ByteCursor(debugLine)
+        while unit.offset < debugLine.count {
+            guard let next = builder.readUnit(&unit, lineStrings: lineStrings, strings: strings) else { break }
             unit.offset = next
         }
         builder.sortRows()
         self.rows = builder.rows
         self.files = builder.files
-        self.linkBase = linkBase ?? 0
+        self.linkBase = linkBase
     }
+
+    /// How many rows the table has.
+    var rowCount: Int { rows.count }
 
     /// Runs line programs and collects their rows.
     private struct Builder {
@@ -196,20 +233,23 @@ struct LineTable: Sendable {
 
         /// Reads the unit at the cursor and runs its program; returns the offset of the next unit, or `nil`
         /// if the section cannot be read further. A unit it does not understand is skipped.
-        mutating func readUnit(_ cursor: inout ByteCursor, lineStrings: [UInt8]) -> Int? {
+        mutating func readUnit(_ cursor: inout ByteCursor, lineStrings: [UInt8], strings: [UInt8]) -> Int? {
             var offsetSize = 4
             var length = cursor.fixed(4)
             if length == 0xFFFF_FFFF {
                 offsetSize = 8
                 length = cursor.fixed(8)
             }
-            let end = cursor.offset + Int(clamping: length)
-            guard length > 0, end <= cursor.bytes.count else { return nil }
+            guard length > 0, cursor.offset <= cursor.bytes.count,
+                length <= UInt64(cursor.bytes.count - cursor.offset)
+            else { return nil }
+            let end = cursor.offset + Int(length)
             let version = cursor.fixed(2)
             guard (2...5).contains(version) else { return end }
             if version >= 5 { cursor.offset += 2 }  // address_size, segment_selector_size
             let headerLength = cursor.fixed(offsetSize)
-            let programStart = cursor.offset + Int(clamping: headerLength)
+            guard cursor.offset <= end, headerLength <= UInt64(end - cursor.offset) else { return end }
+            let programStart = cursor.offset + Int(headerLength)
             let minimumInstructionLength = cursor.fixed(1)
             if version >= 4 { cursor.offset += 1 }  // maximum_operations_per_instruction
             cursor.offset += 1  // default_is_stmt
@@ -224,8 +264,9 @@ struct LineTable: Sendable {
             // into ``files``.
             var unitFiles: [UInt32] = []
             if version >= 5 {
-                guard let directories = Self.entries(&cursor, offsetSize: offsetSize, lineStrings: lineStrings),
-                    let names = Self.entries(&cursor, offsetSize: offsetSize, lineStrings: lineStrings)
+                let strings = (line: lineStrings, other: strings)
+                guard let directories = Self.entries(&cursor, end: end, offsetSize: offsetSize, strings: strings),
+                    let names = Self.entries(&cursor, end: end, offsetSize: offsetSize, strings: strings)
                 else { return end }
                 for entry in names {
                     let directory =
@@ -239,7 +280,7 @@ struct LineTable: Sendable {
                 }
                 unitFiles.append(file(""))
                 while cursor.offset < end, case let name = cursor.string(), !name.isEmpty {
-                    let directory = Int(cursor.unsigned())
+                    let directory = Int(clamping: cursor.unsigned())
                     _ = cursor.unsigned()  // modification time
                     _ = cursor.unsigned()  // length
                     unitFiles.append(
@@ -247,7 +288,6 @@ struct LineTable: Sendable {
                     )
                 }
             }
-            guard programStart <= end else { return end }
             runProgram(
                 cursor.bytes,
                 from: programStart,
@@ -299,28 +339,28 @@ struct LineTable: Sendable {
                 if opcode >= opcodeBase {
                     let adjusted = opcode - opcodeBase
                     address &+= UInt64(adjusted / lineRange) &* minimumInstructionLength
-                    line += lineBase + adjusted % lineRange
+                    line &+= lineBase + adjusted % lineRange
                     emits = true
                 } else {
                     switch opcode {
                     case 0:
-                        let size = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
-                        let next = offset + size
-                        guard size > 0, next <= end else { return }
+                        let size = readUnsigned(bytes, &offset)
+                        guard size > 0, offset < end, size <= UInt64(end - offset) else { return }
+                        let next = offset + Int(size)
                         switch bytes[offset] {
                         case 1:
                             emits = true
                             endsSequence = true
                         case 2:
                             offset += 1
-                            address = readFixed(bytes, &offset, size - 1)
+                            address = readFixed(bytes, &offset, Int(size) - 1)
                         default:
                             break
                         }
                         offset = next
                     case 1: emits = true
                     case 2: address &+= readUnsigned(bytes, &offset) &* minimumInstructionLength
-                    case 3: line += readSigned(bytes, &offset)
+                    case 3: line &+= readSigned(bytes, &offset)
                     case 4: file = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
                     case 5: column = Int(truncatingIfNeeded: readUnsigned(bytes, &offset))
                     case 8: address &+= UInt64((255 - opcodeBase) / lineRange) &* minimumInstructionLength
@@ -355,17 +395,35 @@ struct LineTable: Sendable {
             }
         }
 
-        /// Reads a DWARF 5 directory or file name table: each entry's path and directory index; `nil` for a
-        /// form this reader does not know.
+        /// Reads a DWARF 5 directory or file name table, which ends by `end`: each entry's path and
+        /// directory index; `nil` for a form this reader does not know, or a table that does not fit.
+        ///
+        /// `strings` are the bytes of `.debug_line_str` (`line`) and `.debug_str` (`other`).
         static func entries(
             _ cursor: inout ByteCursor,
+            end: Int,
             offsetSize: Int,
-            lineStrings: [UInt8]
+            strings: (line: [UInt8], other: [UInt8])
         ) -> [(path: String, directory: Int)]? {
+            /// The string in `section` at the offset read from the cursor; `nil` if it is outside.
+            func referencedString(in section: [UInt8]) -> String? {
+                let offset = cursor.fixed(offsetSize)
+                guard offset < UInt64(section.count) else { return nil }
+                var reader = ByteCursor(section)
+                reader.offset = Int(offset)
+                return reader.string()
+            }
             var formats: [(content: UInt64, form: UInt64)] = []
             for _ in 0..<cursor.fixed(1) { formats.append((cursor.unsigned(), cursor.unsigned())) }
+            let count = cursor.unsigned()
+            // Every form read takes at least a byte, so an entry without one could not be told apart.
+            guard count == 0 || !formats.isEmpty else { return nil }
             var entries: [(path: String, directory: Int)] = []
-            for _ in 0..<cursor.unsigned() {
+            var read: UInt64 = 0
+            while read < count {
+                // An entry starts before the unit's end, where every form takes at least a byte.
+                guard cursor.offset < end else { return nil }
+                read += 1
                 var entry = (path: "", directory: 0)
                 for format in formats {
                     var value: UInt64 = 0
@@ -373,22 +431,28 @@ struct LineTable: Sendable {
                     switch format.form {
                     case 0x08: string = cursor.string()  // DW_FORM_string
                     case 0x1F:  // DW_FORM_line_strp
-                        var strings = ByteCursor(lineStrings)
-                        strings.offset = Int(clamping: cursor.fixed(offsetSize))
-                        guard strings.offset < lineStrings.count else { return nil }
-                        string = strings.string()
+                        guard let found = referencedString(in: strings.line) else { return nil }
+                        string = found
+                    case 0x0E:  // DW_FORM_strp
+                        guard let found = referencedString(in: strings.other) else { return nil }
+                        string = found
                     case 0x0F: value = cursor.unsigned()  // DW_FORM_udata
                     case 0x0B: value = cursor.fixed(1)  // DW_FORM_data1
                     case 0x05: value = cursor.fixed(2)  // DW_FORM_data2
                     case 0x06: value = cursor.fixed(4)  // DW_FORM_data4
                     case 0x07: value = cursor.fixed(8)  // DW_FORM_data8
                     case 0x1E: cursor.offset += 16  // DW_FORM_data16
-                    case 0x09: cursor.offset += Int(clamping: cursor.unsigned())  // DW_FORM_block
+                    case 0x09:  // DW_FORM_block
+                        let size = cursor.unsigned()
+                        guard cursor.offset <= end, size <= UInt64(end - cursor.offset) else { return nil }
+                        cursor.offset += Int(size)
                     default: return nil
                     }
                     if format.content == 1, let string { entry.path = string }  // DW_LNCT_path
                     if format.content == 2 { entry.directory = Int(clamping: value) }  // DW_LNCT_directory_index
                 }
+                // A table that runs past its unit is malformed.
+                guard cursor.offset <= end else { return nil }
                 entries.append(entry)
             }
             return entries
@@ -465,6 +529,6 @@ private func readSigned(_ bytes: [UInt8], _ offset: inout Int) -> Int {
         shift += 7
         if byte & 0x80 == 0 { break }
     }
-    if shift < 64, byte & 0x40 != 0 { value |= -(Int64(1) << shift) }
+    if shift < 64, byte & 0x40 != 0 { value |= ~Int64(0) << shift }
     return Int(value)
 }

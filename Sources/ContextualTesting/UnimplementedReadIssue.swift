@@ -179,7 +179,10 @@ enum UnimplementedReadIssue {
                     continue
                 }
                 reader.framesLookedUp += 1
-                location = frameLocation(inlined.compactMap(LocatedFrame.init))
+                // The frames of this return address only: the capture holds the caller's too, whose line
+                // depends on the stack, not on the address (the result is kept by address).
+                let ownFrames = inlined.filter { $0.captured.adjustedProgramCounter == address }
+                location = frameLocation(ownFrames.compactMap(LocatedFrame.init))
                 locations.withLock { $0[address] = location }
             }
             if case .reader(let found) = location {
@@ -194,12 +197,75 @@ enum UnimplementedReadIssue {
     /// own that no user code is inlined into: a function of Contextual or ContextualTesting (by its mangled
     /// module), or one the source-located frames are skipped for by name, that is no specialization (a
     /// specialized function may have a user's closure inlined into it).
+    ///
+    /// A member of an extension of one of the library's types declared in another module (the user's
+    /// `extension Context { … }`) is mangled under the library's module too, and named like the library's
+    /// reads (`Context.…`): it is the user's code, not the library's. Such a frame is still skipped when it
+    /// is a key's accessor (`ContextValues.…`), whose caller is the reader.
     private static func isLibraryFrame(_ symbol: SymbolicatedBacktrace.Symbol) -> Bool {
         let name = symbol.name
         if name.hasPrefix("specialized ") { return false }
+        if name.contains("ContextValues.") { return true }
         let raw = symbol.rawName
+        if isInExtension(raw) { return false }
         let libraryModule = raw.hasPrefix("$s10Contextual") || raw.hasPrefix("$s17ContextualTesting")
-        return libraryModule || name.contains("ContextValues.") || isLibraryRead(name)
+        return libraryModule || isLibraryRead(name)
+    }
+
+    /// Whether the mangled name `raw` is of a member of an extension declared in another module than the
+    /// extended type's: its context is a module, nominal types (`C`, `V`, `O`, `P`), then a module
+    /// followed by `E`. Extensions in the type's own module are mangled as the type itself, so this never
+    /// holds for Contextual's own extensions of its types; ContextualTesting's extensions of Contextual's
+    /// types are recognized by their source path instead (``frameLocation(_:)``).
+    ///
+    /// An extension with a generic signature (a `where` clause) is not recognized: a frame of one is
+    /// treated as the library's when its mangled module is.
+    static func isInExtension(_ raw: String) -> Bool {
+        var rest = Substring(raw)
+        guard rest.hasPrefix("$s") else { return false }
+        rest = rest.dropFirst(2)
+        guard skipIdentifier(&rest) else { return false }  // the module
+        while skipIdentifier(&rest), let kind = rest.first {
+            rest = rest.dropFirst()
+            switch kind {
+            case "C", "V", "O", "P": continue
+            case "E": return true
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// Moves `rest` past the mangled identifier at its start (`7Context`, or with word substitutions
+    /// `0A7Testing`); `false` if it does not start with one.
+    private static func skipIdentifier(_ rest: inout Substring) -> Bool {
+        func natural() -> Int? {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 4, let value = Int(digits) else { return nil }
+            rest = rest.dropFirst(digits.count)
+            return value
+        }
+        guard let first = rest.first, first.isASCII, first.isNumber else { return false }
+        var substitutes = false
+        if first == "0" {
+            rest = rest.dropFirst()
+            // `00` starts a Punycode identifier, which no module or type name of the library's needs.
+            guard rest.first != "0" else { return false }
+            substitutes = true
+        }
+        repeat {
+            while substitutes, let letter = rest.first, letter.isASCII, letter.isLetter {
+                rest = rest.dropFirst()
+                if letter.isUppercase { substitutes = false }
+            }
+            if rest.first == "0" {
+                rest = rest.dropFirst()
+                break
+            }
+            guard let count = natural(), count > 0, count <= rest.count else { return false }
+            rest = rest.dropFirst(count)
+        } while substitutes
+        return true
     }
 
     /// What a frame says about the reader, in a debug build on Linux, from the line tables of its image
@@ -227,7 +293,8 @@ enum UnimplementedReadIssue {
                 imageName: symbol.imageName,
                 path: row.path,
                 line: row.line,
-                column: row.column
+                column: row.column,
+                isInExtension: isInExtension(symbol.rawName)
             )
         ])
         #else
@@ -253,8 +320,9 @@ enum UnimplementedReadIssue {
             if frame.name.contains("ContextValues.") { continue }
             // In an optimized build, the accessor is inlined into the library's subscript or property
             // wrapper, which is inlined into the reader: a frame named after the library's read, placed
-            // at the accessor's line. The read is the caller.
-            if isLibraryRead(frame.name) { continue }
+            // at the accessor's line. The read is the caller. A member of the user's extension of
+            // `Context` is named alike, but is the reader.
+            if isLibraryRead(frame.name), !frame.isInExtension { continue }
             let components = path.split(separator: "/")
             guard components.count >= 2 else { continue }
             let fileID = "\(components[components.count - 2])/\(components[components.count - 1])"
@@ -276,13 +344,17 @@ enum UnimplementedReadIssue {
         var line: Int
         /// The column, 1-based (0 when unknown).
         var column: Int
+        /// Whether the function is a member of an extension declared in another module than its type's
+        /// (``UnimplementedReadIssue/isInExtension(_:)``).
+        var isInExtension: Bool
 
-        init(name: String, imageName: String, path: String, line: Int, column: Int) {
+        init(name: String, imageName: String, path: String, line: Int, column: Int, isInExtension: Bool) {
             self.name = name
             self.imageName = imageName
             self.path = path
             self.line = line
             self.column = column
+            self.isInExtension = isInExtension
         }
 
         /// The frame as the symbolication located it; `nil` without a symbol or a source location.
@@ -293,7 +365,8 @@ enum UnimplementedReadIssue {
                 imageName: symbol.imageName,
                 path: location.path,
                 line: location.line,
-                column: location.column
+                column: location.column,
+                isInExtension: UnimplementedReadIssue.isInExtension(symbol.rawName)
             )
         }
     }

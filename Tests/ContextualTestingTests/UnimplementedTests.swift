@@ -43,6 +43,22 @@ struct UnimplementedTests {
         }
     }
 
+    @Test(
+        "A read inside a test file's extension of Context records the issue at the line in that extension",
+        .context { _ in }
+    )
+    func readInAnExtension() {
+        let expected = Context.paymentsReadLine
+        withKnownIssue {
+            let payments = Context.current.paymentsFromAnExtension()
+            #expect(payments == "no payments")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("PaymentsKey") }
+                && issue.sourceLocation?.fileName == "UnimplementedTests.swift"
+                && issue.sourceLocation?.line == expected
+        }
+    }
+
     @Test("Each read of an unimplemented key records an issue", .context { _ in })
     func everyRead() {
         let reads = Counter()
@@ -98,6 +114,16 @@ struct UnimplementedTests {
         // The fix names the key itself, in code that compiles as written.
         let key = String(reflecting: PaymentsKey.self)
         #expect(reads.all.first?.description.contains("`.context { $0[\(key).self] = … }`") == true)
+    }
+}
+
+extension Context {
+    /// The line of the read in ``paymentsFromAnExtension()``.
+    static let paymentsReadLine = #line + 4
+
+    /// Reads the payments key in a member of this module's extension of a Contextual type.
+    func paymentsFromAnExtension() -> String {
+        self[\.payments]
     }
 }
 
