@@ -7,8 +7,8 @@ import PackageDescription
 let libraryPackage = URL(fileURLWithPath: Context.packageDirectory)
     .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-// The Vapor recipe of the "Using Contextual with Vapor" article. Unlike the other examples, CI does not
-// build it: Vapor takes about 8 minutes to build on CI's 2-core machine. `swift build` here builds it.
+// The Vapor recipe of the "Using Contextual with Vapor" article, with its tests against the server on
+// 127.0.0.1 (`swift test`).
 let package = Package(
     name: "VaporServer",
     platforms: [.macOS(.v15)],
@@ -23,7 +23,16 @@ let package = Package(
                 .product(name: "Contextual", package: libraryPackage),
                 .product(name: "Vapor", package: "vapor"),
             ]
-        )
+        ),
+        .testTarget(
+            name: "VaporTodoServerTests",
+            dependencies: [
+                "VaporTodoServer",
+                .product(name: "Contextual", package: libraryPackage),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "VaporTesting", package: "vapor"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
