@@ -169,7 +169,12 @@ let countTargets: [CountTarget] =
         CountTarget(
             name: "g. debug build: scope { } + 1 scoped object + 1 read vs withDependencies ≥ 2x (instructions)",
             requirement: .ratio(
-                contextual: Measure(group: scopedObjectGroup, system: .contextual, iterations: expensive, build: .debug),
+                contextual: Measure(
+                    group: scopedObjectGroup,
+                    system: .contextual,
+                    iterations: expensive,
+                    build: .debug
+                ),
                 peer: Measure(group: scopedObjectGroup, system: .dependencies, iterations: expensive, build: .debug),
                 required: 2
             )
