@@ -20,14 +20,19 @@ private final class BuildControl: Sendable {
 
 @Suite("Shutdown waits for the transient builds its scope owns")
 struct TransientShutdownWaitTests {
-    @Test("A transient build in flight when its scope shuts down is waited for and shut down before shutdown returns")
+    @Test(
+        "A transient build in flight when its scope shuts down is waited for and shut down before shutdown returns",
+        .timeLimit(.minutes(1))
+    )
     func transientBuildInFlightAtShutdown() async throws {
         let log = Collector<String>()
         let control = BuildControl()
         let app = Context(name: "app") {
             $0.provide(Transaction.self, lifetime: .transient) { _ in
                 control.started.store(true, ordering: .sequentiallyConsistent)
-                waitUntil(control.release)
+                // Until the test lets it end: a bounded wait (`waitUntil`, 5 s) could end it before a
+                // shutdown slowed down by a loaded machine has begun, and the test would see that instead.
+                while !control.release.load(ordering: .sequentiallyConsistent) { usleep(100) }
                 return Transaction(id: "late", log: log)
             }
         }
@@ -41,11 +46,14 @@ struct TransientShutdownWaitTests {
             }
         }
         await onThread { waitUntil(control.started) }
-        // Lets the build end once the shutdown has begun (at most 10 s from now, whether the shutdown waits
-        // for it or not: nothing hangs), and a little later, so that the shutdown is waiting by then.
+        // Lets the build end once the shutdown waits for it; if the shutdown does not wait (a regression),
+        // 5 s after it has begun, so that nothing hangs. The shutdown begins: it is called next.
         let opener = Task.detached {
-            for _ in 0..<1_000 where !request.isEnded { try? await Task.sleep(for: .milliseconds(10)) }
-            try? await Task.sleep(for: .milliseconds(100))
+            while !request.isEnded { try? await Task.sleep(for: .milliseconds(10)) }
+            let begun = ContinuousClock.now
+            while !request.scopeStore.isWaitingForBuilds, begun.duration(to: .now) < .seconds(5) {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
             control.release.store(true, ordering: .sequentiallyConsistent)
         }
         try await request.shutdown()

@@ -180,6 +180,10 @@ struct ScopeStore: @unchecked Sendable {
     /// Whether builds this scope owns are running: a shutdown that finds none has nothing to wait for.
     var hasRunningBuilds: Bool { state.withLock { !$0.running.isEmpty } }
 
+    /// Whether a shutdown waits for this scope's running builds (``waitForBuilds(atMost:)``): for tests
+    /// that must end a build only once the shutdown waits for it.
+    var isWaitingForBuilds: Bool { state.withLock { !$0.drained.isEmpty } }
+
     /// Waits for the builds this scope owns to end, at most `limit`; returns the labels of those still
     /// running then (empty when all ended), and how long the oldest had run.
     func waitForBuilds(atMost limit: Duration) async -> [String] {
