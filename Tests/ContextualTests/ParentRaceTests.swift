@@ -27,7 +27,11 @@ struct ParentRaceTests {
             }
             reading.withLock { $0 = false }
             while !reader.isFinished { usleep(50) }
-            // The host is gone: the member held it weakly since it became an owned member.
+            // The host goes: the member held it weakly since it became an owned member. The strong reference
+            // it handed over goes with the read domain's release, once the reader has left: within
+            // milliseconds (the domain's thread), so look for up to 2 s.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+            while member.parent != nil, ContinuousClock.now < deadline { usleep(100) }
             #expect(member.parent == nil)
         }
     }
