@@ -2,7 +2,6 @@
 // unimplemented read's line in a debug build without a pass over the debug information per line.
 
 import Foundation
-import Synchronization
 
 // MARK: - LineTable
 
@@ -77,7 +76,7 @@ struct LineTable: Sendable {
     // MARK: - One table per image
 
     /// The tables read so far, by image path (`nil` for an image without usable line tables).
-    private static let tables = Mutex<[String: LineTable?]>([:])
+    private static let tables = LockedState<[String: LineTable?]>([:])
 
     /// The table of the image at `path`, read on first use (under a lock, so once per process).
     ///

@@ -3,7 +3,6 @@
 import Contextual
 import Foundation
 import Runtime
-import Synchronization
 import Testing
 
 // MARK: - UnimplementedReadIssue
@@ -36,7 +35,7 @@ enum UnimplementedReadIssue {
 
     /// Serializes symbolication, whose caches are not safe to fill from several threads at once (frames
     /// of the standard library then lose their symbols).
-    private static let symbolication = Mutex(())
+    private static let symbolication = LockedState(())
 
     /// The return addresses, in the standard library, of a key path assignment's read of the old value,
     /// innermost first: learned once by making one. The standard library's frames are not always
@@ -48,7 +47,7 @@ enum UnimplementedReadIssue {
     /// below it: the addresses are the standard library's frames just inside the probe's own assignment
     /// (the configuring closure that `child` calls), found from the outside in.
     private static let keyPathWriteAddresses: [Backtrace.Address] = {
-        let learned = Mutex<[Backtrace.Address]>([])
+        let learned = LockedState<[Backtrace.Address]>([])
         let probe = Context.testing(
             name: nil,
             onUnimplementedRead: { _ in
@@ -127,7 +126,7 @@ enum UnimplementedReadIssue {
     }
 
     /// What each frame looked up so far says about the reader, by return address.
-    private static let locations = Mutex<[Backtrace.Address: FrameLocation]>([:])
+    private static let locations = LockedState<[Backtrace.Address: FrameLocation]>([:])
 
     /// Where the reading code is: the first frame outside Contextual and ContextualTesting with a source
     /// location; and whether the read is the first half of a key path assignment (`values[keyPath: path]
