@@ -34,15 +34,11 @@ extension BootReport {
     ///
     /// - Complexity: O(*n* + *p* + *e*) for a file of *n* bytes, *p* providers and *e* edges.
     public init(contentsOfFile path: String) throws(ContextError) {
-        // A directory is told apart first: FoundationEssentials' read of one fails after allocating a
-        // buffer it does not free (seen by LeakSanitizer).
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw ContextError.bootReportFile(path, writing: false, error: POSIXError(.EISDIR))
-        }
+        // Read with POSIX calls: FoundationEssentials' `Data(contentsOf:)` leaks its buffer when the read
+        // fails (a missing file, a directory), which LeakSanitizer reports.
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try Self.readFile(at: path)
         } catch {
             throw ContextError.bootReportFile(path, writing: false, error: error)
         }
@@ -68,6 +64,24 @@ extension BootReport {
             try Data(json.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw ContextError.bootReportFile(path, writing: true, error: error)
+        }
+    }
+
+    /// The bytes of the file at `path`, or the `POSIXError` of the call that failed.
+    private static func readFile(at path: String) throws(POSIXError) -> Data {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            if count == 0 { return Data(bytes) }
+            bytes.append(contentsOf: chunk[..<count])
         }
     }
 }
