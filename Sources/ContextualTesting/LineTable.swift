@@ -1,6 +1,7 @@
 // The source lines of an ELF image's code, read once from its DWARF line tables, for finding an
 // unimplemented read's line in a debug build without a pass over the debug information per line.
 
+import Contextual
 import Foundation
 
 // MARK: - LineTable
@@ -76,7 +77,7 @@ struct LineTable: Sendable {
     // MARK: - One table per image
 
     /// The tables read so far, by image path (`nil` for an image without usable line tables).
-    private static let tables = LockedState<[String: LineTable?]>([:])
+    private static let tables = Locked<[String: LineTable?]>.make([:])
 
     /// The table of the image at `path`, read on first use (under a lock, so once per process).
     ///

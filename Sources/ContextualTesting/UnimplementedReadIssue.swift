@@ -35,7 +35,7 @@ enum UnimplementedReadIssue {
 
     /// Serializes symbolication, whose caches are not safe to fill from several threads at once (frames
     /// of the standard library then lose their symbols).
-    private static let symbolication = LockedState(())
+    private static let symbolication = Locked.make(())
 
     /// The return addresses, in the standard library, of a key path assignment's read of the old value,
     /// innermost first: learned once by making one. The standard library's frames are not always
@@ -47,7 +47,7 @@ enum UnimplementedReadIssue {
     /// below it: the addresses are the standard library's frames just inside the probe's own assignment
     /// (the configuring closure that `child` calls), found from the outside in.
     private static let keyPathWriteAddresses: [Backtrace.Address] = {
-        let learned = LockedState<[Backtrace.Address]>([])
+        let learned = Locked<[Backtrace.Address]>.make([])
         let probe = Context.testing(
             name: nil,
             onUnimplementedRead: { _ in
@@ -126,7 +126,7 @@ enum UnimplementedReadIssue {
     }
 
     /// What each frame looked up so far says about the reader, by return address.
-    private static let locations = LockedState<[Backtrace.Address: FrameLocation]>([:])
+    private static let locations = Locked<[Backtrace.Address: FrameLocation]>.make([:])
 
     /// Where the reading code is: the first frame outside Contextual and ContextualTesting with a source
     /// location; and whether the read is the first half of a key path assignment (`values[keyPath: path]

@@ -30,13 +30,13 @@ import Darwin
 /// `@unchecked Sendable`: it owns its mutex (in ``LockedBuffer``, which nothing else references), and the
 /// value is only touched while holding it.
 @usableFromInline
-struct Locked<State>: @unchecked Sendable {
+package struct Locked<State>: @unchecked Sendable {
     @usableFromInline
     let buffer: LockedBuffer<State>
 
     /// A lock around `state`.
     @usableFromInline
-    static func make(_ state: State) -> Locked<State> {
+    package static func make(_ state: State) -> Locked<State> {
         Locked(buffer: LockedBuffer.make(state))
     }
 
@@ -47,7 +47,7 @@ struct Locked<State>: @unchecked Sendable {
 
     /// Runs `body` on the value while holding the lock.
     @inlinable
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         // The value is reached only once the mutex is held (a lock around no value: see below).
         try buffer.withUnsafeMutablePointerToElements { mutex in
             pthread_mutex_lock(mutex)
