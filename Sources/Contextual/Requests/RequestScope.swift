@@ -185,6 +185,33 @@ public final class RequestScope: Sendable {
         await Self.shutDown(context)
     }
 
+    /// Runs `body` with the request's scope as ``Context/current``, then ends one hold as
+    /// ``endAfterResponse()`` does, whether `body` returned or threw: for a body written after the
+    /// middleware returned, which holds the scope until it is written.
+    ///
+    /// ```swift
+    /// response.body = ResponseBody { writer in
+    ///     try await request.runThenEnd { try await body.write(writer) }
+    /// }
+    /// ```
+    ///
+    /// - Returns: What `body` returned.
+    @discardableResult
+    public func runThenEnd<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        let result: Result
+        do {
+            result = try await Context.$current.withValue(context, operation: body)
+        } catch {
+            await endAfterResponse()
+            throw error
+        }
+        await endAfterResponse()
+        return result
+    }
+
     /// Whether the scope has ended: the last hold was ended, or the scope was shut down directly.
     ///
     /// ```swift

@@ -24,6 +24,8 @@ public func makeAppContext(
     Context(name: "app") {
         $0.serverConfig = config
         $0.logger = logger
+        // A scope's shutdown that fails once its response is sent (after a stream) goes to the log.
+        $0.shutdownFailureHandler = { error in logger.error("\(error.message)") }
         $0.provide(audit)
         $0.provide(TodoStore.self, lifetime: .singleton) { app in
             try await TodoStore.open(path: app[\.serverConfig].databasePath)
@@ -118,6 +120,25 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     router.get("/failing-commit") { _, _ in
         // The handler succeeds; the commit, when the scope ends, fails: the response is a 500, not a 200.
         RequestHandler().failCommit()
+    }
+    router.get("/failing-commit/stream") { _, _ in
+        // The commit fails after a streamed body was sent: the failure goes to the log, not the client.
+        let handler = RequestHandler()
+        _ = handler.failCommit()
+        return Response(status: .ok, body: handler.stream([]))
+    }
+    router.get("/sized") { _, _ in
+        // A body of known length written by a closure: it still reads the request's unit of work.
+        let work = RequestHandler().work
+        let text = ByteBuffer(string: "sized by \(work.requestID), shut down: \(work.isShutDown)")
+        return Response(
+            status: .ok,
+            body: ResponseBody(contentLength: text.readableBytes) { writer in
+                await Task.yield()
+                try await writer.write(ByteBuffer(string: "sized by \(work.requestID), shut down: \(work.isShutDown)"))
+                try await writer.finish(nil)
+            }
+        )
     }
     router.get("/missing") { _, _ in
         // Nothing provides ReportBuilder: `require` throws; the middleware answers 500, logs the message.

@@ -4,6 +4,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// The plain variant's dependencies, passed by hand to every handler.
 struct PlainDependencies: Sendable {
@@ -11,7 +12,7 @@ struct PlainDependencies: Sendable {
     let store: TodoStore
     let audit: ScopeAudit
     let logger: Logger
-    let ids = RequestIDs()
+    let ids = PlainRequestIDs()
 }
 
 /// The routes of ``makeRouter(app:)``, without Contextual: `GET /hello`, `POST /todos`, `GET /todos` and
@@ -74,4 +75,11 @@ public func makePlainRouter(
         )
     }
     return router
+}
+
+/// Request IDs for requests that bring none, in the plain variant: a counter.
+final class PlainRequestIDs: Sendable {
+    private let counter = Atomic<Int>(0)
+
+    func next() -> String { "plain-\(counter.add(1, ordering: .relaxed).newValue)" }
 }

@@ -102,7 +102,7 @@ struct LoadTest {
         if audit.built != audit.shutDown {
             failures.append(
                 "\(audit.built) units of work were built but \(audit.shutDown) were shut down: a request's scope did not "
-                    + "end (see RequestScopeMiddleware and its ScopeLease)"
+                    + "end (see RequestScopeMiddleware and Contextual's RequestScope)"
             )
         }
         if audit.repeatedShutdowns > 0 {

@@ -1,6 +1,7 @@
 // The server's wiring, tested against the server on 127.0.0.1 with the loopback client.
 
 import Contextual
+import Foundation
 import Hummingbird
 import Logging
 import LoopbackHTTP
@@ -95,7 +96,7 @@ struct TodoServerTests {
             let response = try await http.get("/missing", requestID: "m-1")
             #expect(response.status == .internalServerError)
             #expect(response.requestID == "m-1")
-            #expect(response.body == "The server could not complete the request (request ID: m-1).\n")
+            #expect(response.errorMessage == "The server could not complete the request (request ID: m-1).")
             #expect(!response.body.contains("ReportBuilder") && !response.body.contains("app"))
             #expect(response.headers.first(name: "x-contextual-error") == nil)
             let next = try await http.get("/hello")
@@ -111,7 +112,7 @@ struct TodoServerTests {
             let response = try await http.get("/missing")
             #expect(response.status == .internalServerError)
             #expect(response.headers.first(name: "x-contextual-error") == "missingObject")
-            #expect(response.body.hasPrefix("Contextual: no object of type 'TodoServer.ReportBuilder'"))
+            #expect(response.errorMessage?.hasPrefix("Contextual: no object of type 'TodoServer.ReportBuilder'") == true)
         }
     }
 
@@ -123,11 +124,50 @@ struct TodoServerTests {
             let response = try await http.get("/failing-commit", requestID: "c-1")
             #expect(response.status == .internalServerError)
             #expect(response.requestID == "c-1")
-            #expect(response.body == "The server could not complete the request (request ID: c-1).\n")
+            #expect(response.errorMessage == "The server could not complete the request (request ID: c-1).")
             #expect(audit.lastShutDown == "c-1")
             #expect(try await http.get("/hello").status == .ok)
         }
         #expect(log.lines.contains { $0.contains("request c-1") && $0.contains("the commit of request c-1 failed") })
+    }
+
+    @Test("A commit that fails after a streamed body was sent is logged with the request's ID")
+    func failedCommitAfterStream() async throws {
+        let log = RecordingLog()
+        let audit = ScopeAudit()
+        try await withServer(audit: audit, logger: log.logger) { http in
+            let response = try await http.get("/failing-commit/stream", requestID: "fs-1")
+            #expect(response.status == .ok)
+            #expect(response.requestID == "fs-1")
+            #expect(response.body == "done by fs-1, current fs-1\n")
+        }
+        #expect(audit.lastShutDown == "fs-1")
+        #expect(log.lines.contains { $0.contains("'request fs-1'") && $0.contains("the commit of request fs-1 failed") })
+    }
+
+    @Test("A body of known length written by a closure runs in the request's scope, before it ends")
+    func sizedClosureBody() async throws {
+        let audit = ScopeAudit()
+        try await withServer(audit: audit) { http in
+            let response = try await http.get("/sized", requestID: "z-1")
+            #expect(response.status == .ok)
+            #expect(response.body == "sized by z-1, shut down: false")
+        }
+        #expect(audit.lastShutDown == "z-1")
+        #expect(audit.built == audit.shutDown)
+    }
+
+    @Test("A request ID the log can't carry (spaces, over 128 characters) is replaced by a new one")
+    func unusableRequestID() async throws {
+        try await withServer { http in
+            for id in ["a b", String(repeating: "x", count: 129)] {
+                let response = try await http.get("/hello", requestID: id)
+                #expect(response.status == .ok)
+                let replaced = try #require(response.requestID)
+                #expect(replaced != id && !replaced.contains(" ") && replaced.count < 40)
+                #expect(response.body == "hello \(replaced) \(replaced)")
+            }
+        }
     }
 
     @Test("The request ID reaches ServiceContext, where tracers and log handlers read it")
@@ -256,5 +296,16 @@ final class RecordingLog: Sendable {
         func log(event: LogEvent) {
             log.append("\(event.level) \(event.message)")
         }
+    }
+}
+
+extension LoopbackResponse {
+    /// The message of an error response: Hummingbird's `{"error":{"message":…}}`.
+    var errorMessage: String? {
+        struct Body: Decodable {
+            struct Error: Decodable { let message: String }
+            let error: Error
+        }
+        return try? JSONDecoder().decode(Body.self, from: Data(body.utf8)).error.message
     }
 }
