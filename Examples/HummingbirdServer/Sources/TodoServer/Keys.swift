@@ -13,7 +13,7 @@ public struct ServerConfig: Sendable {
     public var databasePath: String?
     /// What `GET /hello` says.
     public var greeting: String
-    /// Whether a failed request's response carries the full ``Contextual/ContextError`` message and code:
+    /// Whether a failed request's response carries the full ``Contextual/ContextError`` message:
     /// for development only, since it names the wiring's types and contexts. Off, a client gets
     /// ``Contextual/ContextError/publicMessage(requestID:)`` and the log gets the message.
     public var revealsErrors: Bool
