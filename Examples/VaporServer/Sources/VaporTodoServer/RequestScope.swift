@@ -3,7 +3,6 @@
 // after the server stopped.
 
 import Contextual
-import Synchronization
 import Vapor
 
 enum RequestIDKey: ContextKey {
@@ -17,9 +16,9 @@ extension ContextValues {
     }
 }
 
-/// Serves each request in a scope of its own, below the app context. Vapor gives no hook after a streamed
-/// body is written, so the scope is held by a lease: the middleware holds it until `next` returns, and
-/// each body made with `Request.streamInScope` holds it until the body ends.
+/// Serves each request in a ``Contextual/RequestScope`` of its own, below the app context. Vapor runs
+/// route handlers outside the middleware's task, so they reach the scope through the request:
+/// `request.scope`. A body streamed with `request.streamInScope` holds the scope until it ends.
 ///
 /// A `ContextError`, from the handler or from the scope's shutdown (a failed commit, say), answers a 500
 /// or a 503 whose body names nothing of the wiring, only the request's ID (also in `x-request-id`); the
@@ -36,114 +35,51 @@ struct RequestScopeMiddleware: AsyncMiddleware {
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let requestID = request.headers.first(name: "x-request-id") ?? request.id
-        let scope = app.scope(name: "request") { $0.requestID = requestID }
-        let lease = ScopeLease(scope, requestID: requestID, logger: request.logger)
-        request.storage[ScopeLeaseKey.self] = lease
-        let response: Response
-        do {
-            response = try await scope.run { try await next.respond(to: request) }
-        } catch {
-            await lease.releaseLoggingFailure()
-            throw answer(error, request: request, requestID: requestID)
+        let scope = RequestScope(of: app, requestID: requestID) { [logger = request.logger] values, id in
+            values.requestID = id
+            values.shutdownFailureHandler = { logger.error("\($0.message)") }  // after a stream was sent
         }
+        request.storage[RequestScopeKey.self] = scope
         do {
-            try await lease.release()  // the response is not sent yet: a failed commit answers 500, not 200
+            let response = try await scope.run { try await next.respond(to: request) }
+            try await scope.end()  // the response is not sent yet: a failed commit answers 500, not 200
+            response.headers.replaceOrAdd(name: "x-request-id", value: scope.requestID)
+            return response
         } catch {
-            throw answer(error, request: request, requestID: requestID)
+            await scope.endAfterResponse()
+            guard let error = error as? ContextError else { throw error }
+            request.logger.error("request \(scope.requestID) failed: \(error.message)")
+            let reason = revealErrors ? error.message : error.publicMessage(requestID: scope.requestID)
+            let status = HTTPResponseStatus(statusCode: error.httpStatusCode)
+            throw Abort(status, headers: ["x-request-id": scope.requestID], reason: reason)
         }
-        response.headers.replaceOrAdd(name: "x-request-id", value: requestID)
-        return response
     }
+}
 
-    /// A `ContextError` as a `ContextErrorAbort`, its full message logged with the request's ID; any
-    /// other error as it is.
-    private func answer(_ error: any Error, request: Request, requestID: String) -> any Error {
-        guard let error = error as? ContextError else { return error }
-        request.logger.error("request \(requestID) failed: \(error.message)")
-        return ContextErrorAbort(error: error, requestID: requestID, revealing: revealErrors)
-    }
+struct RequestScopeKey: StorageKey {
+    typealias Value = RequestScope
 }
 
 extension Request {
     /// The request's scope. Vapor runs route handlers outside the middleware's task, so there
     /// `Context.current` is not the request's scope: make services with `request.scope.run { … }`.
-    var scope: Contextual.Context {
-        guard let lease = storage[ScopeLeaseKey.self] else {
-            preconditionFailure("request.scope needs RequestScopeMiddleware: add it with app.middleware.use(_:)")
-        }
-        return lease.scope
-    }
+    var scope: Contextual.Context { requestScope.context }
 
-    /// A streamed body that runs in the request's scope, which stays open until the body ends.
+    /// A streamed body that runs in the request's scope, which it holds until the body ends.
     func streamInScope(
         _ write: @escaping @Sendable (any AsyncBodyStreamWriter) async throws -> Void
     ) -> Response.Body {
-        guard let lease = storage[ScopeLeaseKey.self] else {
-            preconditionFailure("streamInScope needs RequestScopeMiddleware: add it with app.middleware.use(_:)")
+        let scope = requestScope
+        scope.hold()
+        return Response.Body(asyncStream: { writer in try await scope.runThenEnd { try await write(writer) } })
+    }
+
+    private var requestScope: RequestScope {
+        guard let scope = storage[RequestScopeKey.self] else {
+            preconditionFailure("request.scope needs RequestScopeMiddleware: add it with app.middleware.use(_:)")
         }
-        lease.retain()
-        return Response.Body(asyncStream: { writer in
-            do {
-                try await lease.scope.run { try await write(writer) }
-            } catch {
-                await lease.releaseLoggingFailure()
-                throw error
-            }
-            await lease.releaseLoggingFailure()  // the response is sent: a failed commit can only be logged
-        })
+        return scope
     }
-}
-
-struct ScopeLeaseKey: StorageKey {
-    typealias Value = ScopeLease
-}
-
-/// Ends a request's scope when its last holder releases it.
-final class ScopeLease: Sendable {
-    let scope: Contextual.Context
-    let requestID: String
-    let logger: Logger
-    private let holders = Atomic(1)
-
-    init(_ scope: Contextual.Context, requestID: String, logger: Logger) {
-        (self.scope, self.requestID, self.logger) = (scope, requestID, logger)
-    }
-
-    func retain() { holders.add(1, ordering: .relaxed) }
-
-    /// Releases a hold; the last one shuts the scope down and throws what its shutdown threw.
-    func release() async throws(ContextError) {
-        guard holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        try await scope.shutdown()
-    }
-
-    /// Releases a hold where no response can tell the client any more: a failed shutdown is logged.
-    func releaseLoggingFailure() async {
-        do {
-            try await release()
-        } catch {
-            logger.error("request \(requestID): its scope failed to shut down: \(error.message)")
-        }
-    }
-}
-
-/// A `ContextError` as an HTTP response: 503 when the server is going away or busy, else 500 (see
-/// `ContextError.httpStatusCode`), with a body that names nothing of the wiring but gives the request's
-/// ID, also sent in `x-request-id`, to find the full message in the log. `revealing` sends the full
-/// message instead, for development only.
-///
-/// ```swift
-/// throw ContextErrorAbort(error: error, requestID: "r-42", revealing: false)
-/// // 500, {"error":true,"reason":"The server could not complete the request (request ID: r-42)."}
-/// ```
-struct ContextErrorAbort: AbortError {
-    let error: ContextError
-    let requestID: String
-    let revealing: Bool
-
-    var status: HTTPResponseStatus { HTTPResponseStatus(statusCode: error.httpStatusCode) }
-    var reason: String { revealing ? error.message : error.publicMessage(requestID: requestID) }
-    var headers: HTTPHeaders { ["x-request-id": requestID] }
 }
 
 /// Shuts the app context down when the application shuts down, after its server stopped.

@@ -144,6 +144,15 @@ struct VaporTodoServerTests {
         #expect(logged.contains("FailingCommit"), "the log has the full message: \(logged)")
     }
 
+    @Test("A request ID the log can't carry (a space) is replaced by a new one")
+    func unusableRequestID() async throws {
+        let response = try await serve("/hello", requestID: "a b")
+        #expect(response.status == .ok)
+        let replaced = try #require(response.headers.first(name: "x-request-id"))
+        #expect(replaced != "a b" && !replaced.contains(" "))
+        #expect(response.body.string == "hello \(replaced) \(replaced)")
+    }
+
     @Test("A streamed body runs in the request's scope")
     func streamedBody() async throws {
         let response = try await serve("/stream", requestID: "r-5")
