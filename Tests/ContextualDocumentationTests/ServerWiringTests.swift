@@ -113,6 +113,14 @@ struct ServerWiringTests {
         }  // true; the transaction was shut down when the scope ended
         #expect(sameTransaction)
 
+        let scope = RequestScope(of: server, requestID: "r-9") { values, id in values.requestID = id }
+        let body = await scope.run { Context.current[\.requestID] }  // "r-9"
+        scope.hold()  // a streamed body, written after the handler returned, holds the scope
+        try await scope.end()  // the middleware's hold; the response is unsent, so a failed commit throws here
+        await scope.runThenEnd { _ = body }  // the body is written; the last hold ends the scope
+        #expect(body == "r-9" && scope.context.name == "request r-9")
+        #expect(scope.isEnded && scope.context.isEnded)
+
         let request = server.scope(name: "request 8") { $0.requestID = "8" }
         _ = try request.require(Transaction.self)
         print(request.wiringDescription)
