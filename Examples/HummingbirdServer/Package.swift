@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "todo-server", targets: ["todo-server"]),
         .executable(name: "todo-load-test", targets: ["todo-load-test"]),
         .executable(name: "todo-boot-report", targets: ["todo-boot-report"]),
+        .executable(name: "todo-request-count", targets: ["todo-request-count"]),
     ],
     dependencies: [
         .package(path: "../.."),
@@ -82,6 +83,19 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The middleware's cost without HTTP, in instructions and allocations per request (valgrind).
+        .executableTarget(
+            name: "todo-request-count",
+            dependencies: [
+                "TodoServer",
+                .product(name: "Contextual", package: libraryPackage),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         // The wiring's tests, against the server on 127.0.0.1.

@@ -46,12 +46,11 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
             values.requestID = id
         }
         do {
-            let response = try await scope.run {
+            return try await scope.run {
                 try await ServiceContext.withValue(bridge.serviceContext(for: scope.context, base: outer)) {
-                    try await next(request, context)
+                    try await next(request, context).ending(scope)
                 }
             }
-            return try await response.ending(scope)
         } catch {
             await scope.endAfterResponse()
             guard let error = error as? ContextError else { throw error }
@@ -63,9 +62,9 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
 }
 
 extension Response {
-    /// The response, with the request's ID in `x-request-id` and `scope` ending when it is complete. A body of known length up to 1 MiB (a
-    /// buffer, as most handlers return) is written into memory in the scope, then the scope ends before
-    /// the response is sent, so that a failed shutdown (a commit) throws, to answer instead of it. A
+    /// The response, with the request's ID in `x-request-id` and `scope` ending when it is complete;
+    /// called inside the scope. A body of known length up to 1 MiB (a buffer, as most handlers return) is
+    /// written into memory there, then the scope ends before the response is sent, so that a failed shutdown (a commit) throws, to answer instead of it. A
     /// stream, or a larger body, holds the scope until it is written, or dropped (the client left); a
     /// failure then goes to the app's ``Contextual/ContextValues/shutdownFailureHandler``.
     consuming func ending(_ scope: RequestScope) async throws -> Response {
@@ -73,7 +72,7 @@ extension Response {
         let body = self.body
         if let length = body.contentLength, length <= 1 << 20 {
             let buffer = BodyBuffer()
-            try await scope.run { try await body.write(buffer) }
+            try await body.write(buffer)
             self.body = ResponseBody(byteBuffer: buffer.bytes ?? ByteBuffer())
             try await scope.end()
         } else {
