@@ -33,6 +33,7 @@ extension Context {
     ///
     /// - Parameter body: The work to run with this context as ``current``.
     /// - Returns: What `body` returned.
+    @inlinable
     @discardableResult
     public func run<Result>(_ body: () throws -> Result) rethrows -> Result {
         try Context.$current.withValue(self, operation: body)
@@ -44,6 +45,7 @@ extension Context {
     /// ```swift
     /// try await request.run { try await handler.handle() }
     /// ```
+    @inlinable
     @discardableResult
     public func run<Result>(
         isolation: isolated (any Actor)? = #isolation,

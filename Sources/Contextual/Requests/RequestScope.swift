@@ -115,6 +115,7 @@ public final class RequestScope: Sendable {
     /// ```
     ///
     /// - Returns: What `body` returned.
+    @inlinable
     @discardableResult
     public func run<Result>(
         isolation: isolated (any Actor)? = #isolation,
