@@ -132,7 +132,7 @@ struct LoadTest {
         print(
             String(
                 format:
-                    "overhead:           %.1f%% of the plain server's throughput (goal: at most 10%%; shown, not checked)",
+                    "overhead:           %.1f%% of the plain server's throughput (goal: at most 5%%; shown, not checked)",
                 overhead
             )
         )
