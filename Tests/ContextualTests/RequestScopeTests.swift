@@ -124,6 +124,66 @@ struct RequestScopeTests {
         #expect(reported.withLock { $0.isEmpty })
     }
 
+    @Test("A scope held k times stays open through k - 1 ends, and the k-th shuts it down")
+    func kHolds() async throws {
+        let reported = Locked<[ContextError]>.make([])
+        let request = RequestScope(of: makeApp(reported: reported))
+        let work = try request.context.require(RecordingWork.self)
+        for _ in 0..<4 { #expect(request.hold()) }
+        for _ in 0..<4 {
+            try await request.end()
+            #expect(!request.isEnded)
+            #expect(work.shutdowns.withLock { $0 } == 0)
+        }
+        try await request.end()
+        #expect(request.isEnded)
+        #expect(work.shutdowns.withLock { $0 } == 1)
+    }
+
+    @Test("A hold racing the last end either keeps the scope open for its holder or fails; never both")
+    func holdRacesLastEnd() async throws {
+        let reported = Locked<[ContextError]>.make([])
+        let app = makeApp(reported: reported)
+        for _ in 0..<300 {
+            let request = RequestScope(of: app)
+            let work = try request.context.require(RecordingWork.self)
+            async let held = Task.detached { request.hold() }.value
+            async let ended: Void = Task.detached { try? await request.end() }.value
+            let (didHold, _) = await (held, ended)
+            if didHold {
+                // The hold came first: the scope is open for its holder, who ends it.
+                #expect(!request.isEnded)
+                #expect(work.shutdowns.withLock { $0 } == 0)
+                await request.endAfterResponse()
+            }
+            #expect(request.isEnded)
+            #expect(work.shutdowns.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("runThenEnd ends the hold when its body throws, and rethrows")
+    func runThenEndThrows() async throws {
+        struct WriteFailed: Error {}
+        let reported = Locked<[ContextError]>.make([])
+        let request = RequestScope(of: makeApp(reported: reported))
+        let work = try request.context.require(RecordingWork.self)
+        await #expect(throws: WriteFailed.self) {
+            try await request.runThenEnd { throw WriteFailed() }
+        }
+        #expect(request.isEnded)
+        #expect(work.shutdowns.withLock { $0 } == 1)
+    }
+
+    @Test("A scope whose context was shut down directly is ended and can't be held")
+    func directShutdown() async throws {
+        let reported = Locked<[ContextError]>.make([])
+        let request = RequestScope(of: makeApp(reported: reported))
+        try await request.context.shutdown()
+        #expect(request.isEnded)
+        #expect(!request.hold())
+        try await request.end()  // the maker's hold: nothing more to shut down
+    }
+
     // MARK: - Running
 
     @Test("run() makes the request's scope Context.current, with the overrides set from the request ID")

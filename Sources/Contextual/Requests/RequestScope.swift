@@ -17,7 +17,9 @@ import Synchronization
 ///   ``ContextValues/shutdownFailureHandler`` (set it on the app context to log it), since no response
 ///   can carry it any more.
 /// - When the scope is dropped with holds left, it is shut down in a task of its own, its failure going
-///   to the same handler.
+///   to the same handler. Nothing waits for that task: shut the app context down once the server has
+///   stopped serving (as a service after the server, in a service group), not while responses are
+///   being dropped.
 ///
 /// ```swift
 /// let request = RequestScope(of: app, requestID: headers["x-request-id"]) { values, id in
@@ -56,7 +58,7 @@ public final class RequestScope: Sendable {
     /// Makes the scope of a request, as a child of `app`, held once (by its maker).
     ///
     /// ```swift
-    /// let request = RequestScope(of: app, requestID: request.headers[.requestID]) { values, id in
+    /// let scope = RequestScope(of: app, requestID: request.headers[.requestID]) { values, id in
     ///     values.requestID = id
     ///     values.logger[metadataKey: "request"] = "\(id)"
     /// }
@@ -86,7 +88,7 @@ public final class RequestScope: Sendable {
     /// Makes the scope of a request with no overrides of its own, as a child of `app`, held once.
     ///
     /// ```swift
-    /// let request = RequestScope(of: app, requestID: request.headers[.requestID])
+    /// let scope = RequestScope(of: app, requestID: request.headers[.requestID])
     /// ```
     ///
     /// - Parameters:
@@ -132,14 +134,15 @@ public final class RequestScope: Sendable {
     /// ```swift
     /// request.hold()
     /// return Response.Body(asyncStream: { writer in
-    ///     try await request.run { try await write(writer) }
-    ///     await request.endAfterResponse()
+    ///     try await request.runThenEnd { try await write(writer) }
     /// })
     /// ```
     ///
-    /// - Returns: Whether the scope was held: `false` when it had already ended, which a holder can't undo.
+    /// - Returns: Whether the scope was held: `false` when it had already ended (its last hold was ended,
+    ///   or its context was shut down directly), which a holder can't undo.
     @discardableResult
     public func hold() -> Bool {
+        if context.isEnded { return false }
         var current = holds.load(ordering: .relaxed)
         while current > 0 {
             // Relaxed: the count orders nothing but itself; the shutdown is ordered by `release()`.
@@ -166,8 +169,9 @@ public final class RequestScope: Sendable {
     ///
     /// Ending more holds than there were does nothing.
     ///
-    /// - Throws: ``ContextError/Code/shutdownFailed`` (or ``ContextError/Code/buildTimedOut``) when the
-    ///   scope's objects failed to shut down, from the call that shut it down.
+    /// - Throws: ``ContextError/Code/shutdownFailed`` when the scope's objects failed to shut down (a
+    ///   build still running at ``ContextValues/buildWaitLimit`` among them), from the call that shut it
+    ///   down.
     nonisolated(nonsending) public func end() async throws(ContextError) {
         guard release() else { return }
         try await context.shutdown()
@@ -178,8 +182,9 @@ public final class RequestScope: Sendable {
     /// ``ContextValues/shutdownFailureHandler``.
     ///
     /// ```swift
-    /// try await request.run { try await body.write(writer) }
-    /// await request.endAfterResponse()
+    /// } catch {
+    ///     await request.endAfterResponse()  // the request failed: answer the error
+    /// }
     /// ```
     nonisolated(nonsending) public func endAfterResponse() async {
         guard release() else { return }

@@ -130,15 +130,25 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     router.get("/sized") { _, _ in
         // A body of known length written by a closure: it still reads the request's unit of work.
         let work = RequestHandler().work
-        let text = ByteBuffer(string: "sized by \(work.requestID), shut down: \(work.isShutDown)")
+        let text = "sized by \(work.requestID), unit of work "
         return Response(
             status: .ok,
-            body: ResponseBody(contentLength: text.readableBytes) { writer in
+            body: ResponseBody(contentLength: text.utf8.count + 5) { writer in
                 await Task.yield()
-                try await writer.write(ByteBuffer(string: "sized by \(work.requestID), shut down: \(work.isShutDown)"))
+                try await writer.write(ByteBuffer(string: text + (work.isShutDown ? "ended" : "alive")))
                 try await writer.finish(nil)
             }
         )
+    }
+    router.get("/no-content") { _, _ in
+        // An empty body, with a unit of work: the scope ends, the body stays empty.
+        _ = RequestHandler().work
+        return Response(status: .noContent)
+    }
+    router.get("/bad-request") { _, _ -> String in
+        // Another error than a ContextError, after the unit of work was built: Hummingbird answers it.
+        _ = RequestHandler().work
+        throw HTTPError(.badRequest, message: "bad request")
     }
     router.get("/missing") { _, _ in
         // Nothing provides ReportBuilder: `require` throws; the middleware answers 500, logs the message.

@@ -7,11 +7,20 @@ import HTTPTypes
 import Hummingbird
 import ServiceContextModule
 
+// MARK: - Request ID header
+
 extension HTTPField.Name {
     /// `x-request-id`: the request's ID, taken from the request when it brings a usable one, echoed in
-    /// every response the middleware returns or answers an error with.
+    /// every response the middleware returns and every `ContextError` it answers (Hummingbird answers
+    /// other errors).
+    ///
+    /// ```swift
+    /// let id = request.headers[.requestID]
+    /// ```
     public static let requestID = HTTPField.Name("x-request-id")!
 }
+
+// MARK: - Middleware
 
 /// Serves each request in a ``Contextual/RequestScope`` below the app context, for the whole response.
 ///
@@ -25,7 +34,7 @@ extension HTTPField.Name {
 /// ```swift
 /// router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server))
 /// ```
-public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
     let app: Contextual.Context
     var bridge = ServiceContextBridge()
     var revealsErrors = false
@@ -35,7 +44,7 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
     /// ```swift
     /// let response = try await middleware.handle(request, context: context) { _, _ in Response(status: .ok) }
     /// ```
-    public func handle(
+    func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
@@ -56,24 +65,32 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
             guard let error = error as? ContextError else { throw error }
             app[\.logger].error("request \(scope.requestID) failed: \(error.message)")
             let message = revealsErrors ? error.description : error.publicMessage(requestID: scope.requestID)
-            throw HTTPError(.init(code: error.httpStatusCode), headers: [.requestID: scope.requestID], message: message)
+            let status = HTTPResponse.Status(code: error.httpStatusCode)
+            throw HTTPError(status, headers: [.requestID: scope.requestID], message: message)
         }
     }
 }
 
+// MARK: - Ending the scope with the response
+
 extension Response {
     /// The response, with the request's ID in `x-request-id` and `scope` ending when it is complete;
     /// called inside the scope. A body of known length up to 1 MiB (a buffer, as most handlers return) is
-    /// written into memory there, then the scope ends before the response is sent, so that a failed shutdown (a commit) throws, to answer instead of it. A
-    /// stream, or a larger body, holds the scope until it is written, or dropped (the client left); a
-    /// failure then goes to the app's ``Contextual/ContextValues/shutdownFailureHandler``.
+    /// written into memory there, then the scope ends before the response is sent, so that a failed
+    /// shutdown (a commit) throws, to answer instead of it. A stream, or a larger body, holds the scope
+    /// until it is written, or dropped (the client left); a failure then goes to the app's
+    /// ``Contextual/ContextValues/shutdownFailureHandler``.
+    ///
+    /// ```swift
+    /// try await scope.run { try await next(request, context).ending(scope) }
+    /// ```
     consuming func ending(_ scope: RequestScope) async throws -> Response {
         headers[.requestID] = scope.requestID
         let body = self.body
         if let length = body.contentLength, length <= 1 << 20 {
             let buffer = BodyBuffer()
             try await body.write(buffer)
-            self.body = ResponseBody(byteBuffer: buffer.bytes ?? ByteBuffer())
+            self.body = buffer.body(length: length)
             try await scope.end()
         } else {
             self.body = ResponseBody(contentLength: body.contentLength) { writer in
@@ -84,13 +101,26 @@ extension Response {
     }
 }
 
-/// A writer that keeps what a body writes: the one buffer most bodies write, else all of them in one.
+/// A writer that keeps what a body writes: the one buffer most bodies write (else all of them in one)
+/// and its trailing headers.
 final class BodyBuffer: ResponseBodyWriter {
     var bytes: ByteBuffer?
+    var trailers: HTTPFields?
 
     func write(_ buffer: ByteBuffer) async throws {
         if bytes == nil { bytes = buffer } else { bytes!.writeImmutableBuffer(buffer) }
     }
 
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    func finish(_ trailingHeaders: HTTPFields?) async throws { trailers = trailingHeaders }
+
+    /// What was written, as a body of `length` bytes: Hummingbird's single write of a buffer, an empty
+    /// body when nothing was, and a body that writes its trailing headers too when it had some.
+    func body(length: Int) -> ResponseBody {
+        guard let trailers else { return bytes.map(ResponseBody.init(byteBuffer:)) ?? ResponseBody() }
+        let bytes = self.bytes
+        return ResponseBody(contentLength: length) { writer in
+            if let bytes { try await writer.write(bytes) }
+            try await writer.finish(trailers)
+        }
+    }
 }

@@ -82,7 +82,8 @@ func stripDebugInformation() -> String {
     let name = "todo-request-count-\(getpid())"
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
     do {
-        _ = try execute(["objcopy", "--strip-debug", CommandLine.arguments[0], path])
+        // /proc/self/exe: this program, however it was started (by path or through the PATH).
+        _ = try execute(["objcopy", "--strip-debug", "/proc/self/exe", path])
     } catch {
         fatalError("todo-request-count needs objcopy (binutils) to strip its debug information: \(error)")
     }
@@ -142,7 +143,7 @@ func option(_ name: String) -> String? {
     }
     return arguments[arguments.index(after: index)]
 }
-let requests = option("--requests").flatMap(Int.init) ?? 2_000
+let requests = max(1, option("--requests").flatMap(Int.init) ?? 2_000)
 if let variant = option("--run") {
     // A synchronous main that waits for a task: valgrind 3.19 crashes when an async main parks the main
     // thread in dispatch's signal handling.
@@ -160,6 +161,7 @@ if let variant = option("--run") {
     exit(0)
 } else {
     let program = stripDebugInformation()
+    defer { try? FileManager.default.removeItem(atPath: program) }
     let plain = try count(program, variant: "plain", requests: requests)
     let contextual = try count(program, variant: "contextual", requests: requests)
     let extraInstructions = contextual.instructions - plain.instructions
@@ -180,7 +182,9 @@ if let variant = option("--run") {
             "Contextual's work is \(format(extraAllocations)) allocations per request, over \(format(limit))"
         )
     }
-    try? FileManager.default.removeItem(atPath: program)
     for failure in failures { print("FAILED: \(failure)") }
-    if !failures.isEmpty { exit(1) }
+    if !failures.isEmpty {
+        try? FileManager.default.removeItem(atPath: program)  // exit skips the defer
+        exit(1)
+    }
 }

@@ -153,10 +153,37 @@ struct TodoServerTests {
         try await withServer(audit: audit) { http in
             let response = try await http.get("/sized", requestID: "z-1")
             #expect(response.status == .ok)
-            #expect(response.body == "sized by z-1, shut down: false")
+            #expect(response.body == "sized by z-1, unit of work alive")
         }
         #expect(audit.lastShutDown == "z-1")
         #expect(audit.built == audit.shutDown)
+    }
+
+    @Test("An empty body stays empty, and the request's scope ends")
+    func noContent() async throws {
+        let audit = ScopeAudit()
+        try await withServer(audit: audit) { http in
+            let response = try await http.get("/no-content", requestID: "nc-1")
+            #expect(response.status == .noContent)
+            #expect(response.body.isEmpty)
+            #expect(response.requestID == "nc-1")
+            #expect(try await http.get("/hello").status == .ok)
+        }
+        #expect(audit.built == audit.shutDown)
+        #expect(audit.repeatedShutdowns == 0)
+    }
+
+    @Test("Another error than a ContextError is Hummingbird's to answer, and the request's scope ends")
+    func otherError() async throws {
+        let audit = ScopeAudit()
+        try await withServer(audit: audit) { http in
+            let response = try await http.get("/bad-request", requestID: "br-1")
+            #expect(response.status == .badRequest)
+            #expect(response.errorMessage == "bad request")
+            #expect(try await http.get("/hello").status == .ok)
+        }
+        #expect(audit.built == audit.shutDown)
+        #expect(audit.repeatedShutdowns == 0)
     }
 
     @Test("A request ID the log can't carry (spaces, over 128 characters) is replaced by a new one")

@@ -34,11 +34,14 @@ struct RequestScopeMiddleware: AsyncMiddleware {
     var revealErrors = false
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let requestID = request.headers.first(name: "x-request-id") ?? request.id
-        let scope = RequestScope(of: app, requestID: requestID) { [logger = request.logger] values, id in
+        // Vapor's request ID is the client's x-request-id, usable or not, or a new one: keep it only if usable.
+        let scope = RequestScope(of: app, requestID: request.id) { [logger = request.logger] values, id in
+            var logger = logger
+            logger[metadataKey: "request-id"] = "\(id)"
             values.requestID = id
-            values.shutdownFailureHandler = { logger.error("\($0.message)") }  // after a stream was sent
+            values.shutdownFailureHandler = { [logger] in logger.error("\($0.message)") }  // after a stream was sent
         }
+        request.logger[metadataKey: "request-id"] = "\(scope.requestID)"
         request.storage[RequestScopeKey.self] = scope
         do {
             let response = try await scope.run { try await next.respond(to: request) }

@@ -47,8 +47,11 @@ struct ErrorLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// Records an error's message, followed by ` [request-id: …]` when the logger carries one.
     func log(event: LogEvent) {
-        if event.level >= .error { errors.append("\(event.message)") }
+        guard event.level >= .error else { return }
+        let id = (event.metadata?["request-id"] ?? metadata["request-id"]).map { " [request-id: \($0)]" } ?? ""
+        errors.append("\(event.message)\(id)")
     }
 }
 
@@ -151,6 +154,18 @@ struct VaporTodoServerTests {
         let replaced = try #require(response.headers.first(name: "x-request-id"))
         #expect(replaced != "a b" && !replaced.contains(" "))
         #expect(response.body.string == "hello \(replaced) \(replaced)")
+    }
+
+    @Test("An unusable client request ID reaches neither the response nor the log: the new one does")
+    func unusableRequestIDInLog() async throws {
+        let log = ErrorLog()
+        let response = try await serve("/missing", requestID: "a b", log: log)
+        #expect(response.status == .internalServerError)
+        let replaced = try #require(response.headers.first(name: "x-request-id"))
+        #expect(replaced != "a b")
+        let logged = try #require(log.all.first { $0.contains("failed") })
+        #expect(logged.contains("[request-id: \(replaced)]"), "\(logged)")
+        #expect(!logged.contains("a b"))
     }
 
     @Test("A streamed body runs in the request's scope")
