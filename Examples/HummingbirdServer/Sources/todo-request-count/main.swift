@@ -82,8 +82,10 @@ func stripDebugInformation() -> String {
     let name = "todo-request-count-\(getpid())"
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
     do {
-        // /proc/self/exe: this program, however it was started (by path or through the PATH).
-        _ = try execute(["objcopy", "--strip-debug", "/proc/self/exe", path])
+        // This program's file, however it was started (by path or through the PATH): /proc/self/exe read
+        // here, since objcopy's own would name objcopy.
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        _ = try execute(["objcopy", "--strip-debug", program, path])
     } catch {
         fatalError("todo-request-count needs objcopy (binutils) to strip its debug information: \(error)")
     }
