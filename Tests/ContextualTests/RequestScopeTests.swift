@@ -178,10 +178,12 @@ struct RequestScopeTests {
     func directShutdown() async throws {
         let reported = Locked<[ContextError]>.make([])
         let request = RequestScope(of: makeApp(reported: reported))
+        let work = try request.context.require(RecordingWork.self)
         try await request.context.shutdown()
         #expect(request.isEnded)
         #expect(!request.hold())
         try await request.end()  // the maker's hold: nothing more to shut down
+        #expect(work.shutdowns.withLock { $0 } == 1)
     }
 
     // MARK: - Running

@@ -14,7 +14,7 @@ extension ContextValues {
     /// Receives the failure of a shutdown that no call of ``Context/shutdown()`` can throw any more: an
     /// object whose build a scope's shutdown stopped waiting for (at ``buildWaitLimit``, or because the
     /// task was cancelled), shut down when its build ended; an object taken over by a scope whose
-    /// shutdown was already over; and a ``RequestScope`` ended once its response was sent
+    /// shutdown was already over; and a ``RequestScope`` ended where no response can carry the failure
     /// (``RequestScope/endAfterResponse()``, ``RequestScope/runThenEnd(isolation:_:)``) or dropped with
     /// holds left. The error is a ``ContextError/Code/shutdownFailed`` naming the object
     /// and the scope, with what it threw in ``ContextError/underlyingErrors``. By default its message is

@@ -17,9 +17,8 @@ import Synchronization
 ///   ``ContextValues/shutdownFailureHandler`` (set it on the app context to log it), since no response
 ///   can carry it any more.
 /// - When the scope is dropped with holds left, it is shut down in a task of its own, its failure going
-///   to the same handler. Nothing waits for that task: shut the app context down once the server has
-///   stopped serving (as a service after the server, in a service group), not while responses are
-///   being dropped.
+///   to the same handler. Nothing waits for that task: an app context shut down while such a shutdown is
+///   pending (a response dropped as the server stops) may end first.
 ///
 /// ```swift
 /// let request = RequestScope(of: app, requestID: headers["x-request-id"]) { values, id in
@@ -177,8 +176,9 @@ public final class RequestScope: Sendable {
         try await context.shutdown()
     }
 
-    /// Ends one hold of the scope once the response is sent (after a streamed body was written, say);
-    /// the last one shuts the scope down, its failure going to the scope's
+    /// Ends one hold of the scope where no response can carry a failure of its shutdown any more: once the
+    /// response is sent (after a streamed body was written, say), or when the request failed and is
+    /// answered with an error. The last one shuts the scope down, its failure going to the scope's
     /// ``ContextValues/shutdownFailureHandler``.
     ///
     /// ```swift

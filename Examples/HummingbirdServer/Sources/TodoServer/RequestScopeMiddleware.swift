@@ -90,7 +90,7 @@ extension Response {
         if let length = body.contentLength, length <= 1 << 20 {
             let buffer = BodyBuffer()
             try await body.write(buffer)
-            self.body = buffer.body(length: length)
+            self.body = buffer.body
             try await scope.end()
         } else {
             self.body = ResponseBody(contentLength: body.contentLength) { writer in
@@ -113,12 +113,12 @@ final class BodyBuffer: ResponseBodyWriter {
 
     func finish(_ trailingHeaders: HTTPFields?) async throws { trailers = trailingHeaders }
 
-    /// What was written, as a body of `length` bytes: Hummingbird's single write of a buffer, an empty
-    /// body when nothing was, and a body that writes its trailing headers too when it had some.
-    func body(length: Int) -> ResponseBody {
+    /// What was written: a buffer (Hummingbird writes head and body at once), an empty body when nothing
+    /// was, and a body that writes its trailing headers too when it had some.
+    var body: ResponseBody {
         guard let trailers else { return bytes.map(ResponseBody.init(byteBuffer:)) ?? ResponseBody() }
         let bytes = self.bytes
-        return ResponseBody(contentLength: length) { writer in
+        return ResponseBody(contentLength: bytes?.readableBytes ?? 0) { writer in
             if let bytes { try await writer.write(bytes) }
             try await writer.finish(trailers)
         }

@@ -156,7 +156,7 @@ struct VaporTodoServerTests {
         #expect(response.body.string == "hello \(replaced) \(replaced)")
     }
 
-    @Test("An unusable client request ID reaches neither the response nor the log: the new one does")
+    @Test("An unusable client request ID is replaced in the response and in the log lines after the middleware")
     func unusableRequestIDInLog() async throws {
         let log = ErrorLog()
         let response = try await serve("/missing", requestID: "a b", log: log)
