@@ -1,4 +1,5 @@
 // The IDs of requests that bring none: a prefix chosen at random per process, a dash, a counter.
+// Architecture: ARCHITECTURE.md, "Request scopes".
 
 import Synchronization
 

@@ -1,4 +1,5 @@
 // `RequestScope`: a server request's scope, ended exactly once, when the last of its holders lets it go.
+// Architecture: ARCHITECTURE.md, "Request scopes".
 
 import Synchronization
 
