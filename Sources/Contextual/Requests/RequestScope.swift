@@ -123,7 +123,7 @@ public final class RequestScope: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async rethrows -> Result {
-        try await Context.$current.withValue(context, operation: body)
+        try await context.run(isolation: isolation, body)
     }
 
     // MARK: - Holding and ending
@@ -210,7 +210,7 @@ public final class RequestScope: Sendable {
     ) async rethrows -> Result {
         let result: Result
         do {
-            result = try await Context.$current.withValue(context, operation: body)
+            result = try await context.run(isolation: isolation, body)
         } catch {
             await endAfterResponse()
             throw error
