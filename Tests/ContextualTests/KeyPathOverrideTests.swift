@@ -368,6 +368,36 @@ struct KeyPathShapeTests {
         #expect(!KeyPathShape.isSingleProperty(description: "\\Other.level", root: root))
     }
 
+    @Test("This toolchain's descriptions are read as the parser expects")
+    func probesReadCorrectly() {
+        // If this fails, the toolchain changed the format of key path descriptions: assignments through a
+        // key path stay correct (they read the value they replace), but read defaults they could skip.
+        #expect(KeyPathShape.descriptionsAreUnderstood)
+        #expect(KeyPathShape.probesAreReadCorrectly(by: KeyPathShape.isSingleProperty(description:root:)))
+    }
+
+    @Test(
+        "A parser that misreads any probe is not trusted",
+        arguments: [
+            "counts every path as one property", "counts nothing as one property", "ignores optional chaining",
+        ]
+    )
+    func misreadingParsersAreRejected(_ misreading: String) {
+        let parser: (String, String) -> Bool
+        switch misreading {
+        case "counts every path as one property": parser = { description, root in description.hasPrefix(root) }
+        case "counts nothing as one property": parser = { _, _ in false }
+        default:
+            parser = { description, root in
+                KeyPathShape.isSingleProperty(
+                    description: description.replacing("?", with: "").replacing("!", with: ""),
+                    root: root
+                )
+            }
+        }
+        #expect(!KeyPathShape.probesAreReadCorrectly(by: parser))
+    }
+
     @Test("The shapes of real key paths, learned once")
     func realKeyPaths() {
         #expect(KeyPathShape.isSingleProperty(\ContextValues.level))

@@ -15,6 +15,13 @@
 /// a lock. Asked only when an assignment's getter reads, which a build that knows the key path where it
 /// applies it never does.
 ///
+/// No toolchain promises that format, so the parser is first checked against key paths whose shape is
+/// known (``probesAreReadCorrectly``): one property, paths through a stored and a computed property, a
+/// path through a property of the same type as the value (the one a misreading would get wrong), optional
+/// chaining and force unwrapping. If any is misread, every key path is "not one property" on this
+/// toolchain: an assignment then reads the value it replaces, as a plain key-path assignment does, and
+/// is never given a wrong value.
+///
 /// ```swift
 /// KeyPathShape.isSingleProperty(\ContextValues.verbosity)     // true
 /// KeyPathShape.isSingleProperty(\ContextValues.limits.timeout) // false
@@ -26,17 +33,26 @@ enum KeyPathShape {
     private static let learned = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, isSingle: Bool)]>.make([:])
     private static let capacity = 256
 
+    /// Whether this toolchain's key path descriptions read as the parser expects, checked once.
+    static let descriptionsAreUnderstood = probesAreReadCorrectly(by: isSingleProperty(description:root:))
+
     /// Whether `keyPath` is one property of its root.
     static func isSingleProperty(_ keyPath: AnyKeyPath) -> Bool {
+        guard descriptionsAreUnderstood else { return false }
         let id = ObjectIdentifier(keyPath)
         if let known = learned.withLock({ $0[id]?.isSingle }) { return known }
-        let isSingle = isSingleProperty(description: keyPath.debugDescription, root: "\\ContextValues")
+        let isSingle = isSingleProperty(description: keyPath.debugDescription, root: root)
         learned.withLock { table in
             if table.count >= capacity { table.removeAll(keepingCapacity: true) }
             table[id] = (keyPath, isSingle)
         }
         return isSingle
     }
+
+    // MARK: - Reading a description
+
+    /// How the description of a key path of ``ContextValues`` starts.
+    static let root = "\\ContextValues"
 
     /// Whether `description`, a key path's `debugDescription` starting with `root`, names one component
     /// after it: one `.` outside brackets (a computed component reads `<computed 0x… (Type)>`, whose type
@@ -57,5 +73,59 @@ enum KeyPathShape {
             previous = character
         }
         return components == 1 && depth == 0
+    }
+
+    // MARK: - Checking the parser
+
+    /// Whether `parser` (a description and its root in, "one property" out) reads every probe key path
+    /// as the shape it has.
+    static func probesAreReadCorrectly(by parser: (_ description: String, _ root: String) -> Bool) -> Bool {
+        let singles: [AnyKeyPath] = [
+            \ContextValues.shapeProbe, \ContextValues.optionalShapeProbe, \ContextValues.closureShapeProbe,
+        ]
+        let paths: [AnyKeyPath] = [
+            \ContextValues.shapeProbe.part, \ContextValues.shapeProbe.computedPart,
+            \ContextValues.shapeProbe.sameType, \ContextValues.shapeProbe.sameType.part,
+            \ContextValues.optionalShapeProbe?.part, \ContextValues.optionalShapeProbe!,
+            \ContextValues.optionalShapeProbe!.part,
+        ]
+        return singles.allSatisfy { parser($0.debugDescription, root) }
+            && paths.allSatisfy { !parser($0.debugDescription, root) }
+    }
+}
+
+// MARK: - Probes
+
+/// A value whose key paths from ``ContextValues`` have known shapes; never stored or applied.
+struct KeyPathShapeProbe {
+    var part = 0
+
+    var computedPart: Int {
+        get { part }
+        set { part = newValue }
+    }
+
+    /// A property of the probe's own type: `\.shapeProbe.sameType` is the path a misread description
+    /// would take for one property.
+    var sameType: KeyPathShapeProbe {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+extension ContextValues {
+    fileprivate var shapeProbe: KeyPathShapeProbe {
+        get { KeyPathShapeProbe() }
+        set {}
+    }
+
+    fileprivate var optionalShapeProbe: KeyPathShapeProbe? {
+        get { nil }
+        set {}
+    }
+
+    fileprivate var closureShapeProbe: (Int) -> Int {
+        get { { $0 } }
+        set {}
     }
 }
