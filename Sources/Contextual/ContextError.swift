@@ -38,6 +38,7 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
             case defaultCycle
             case incompatibleBootReport
             case bootReportFileFailed
+            case invalidConfiguration
         }
 
         private let kind: Kind
@@ -200,6 +201,16 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
         /// catch { if error.code == .bootReportFileFailed { print(error) } }
         /// ```
         public static let bootReportFileFailed = Code(.bootReportFileFailed)
+
+        /// A configuration source could not be applied (``ConfigurationMapping/apply(_:to:)``,
+        /// ``Context/update(from:with:)``): a mapped value is missing or invalid, or a rule of the mapping
+        /// is broken. The message lists each, with the configuration key; nothing was set, so the values
+        /// set before stay. Fix: correct the source.
+        ///
+        /// ```swift
+        /// catch { if error.code == .invalidConfiguration { logger.error("\(error.message)") } }
+        /// ```
+        public static let invalidConfiguration = Code(.invalidConfiguration)
 
         /// The code's name.
         ///
