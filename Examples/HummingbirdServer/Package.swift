@@ -21,7 +21,8 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "../.."),
-        // Without swift-configuration support (a default trait), which this server does not use.
+        // Without Hummingbird's own swift-configuration support (a default trait): the server applies its
+        // configuration to the app context (ConfigurationSource, Configuration.swift).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -30,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-service-context", from: "1.5.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Configuration from a JSON file kept current (ReloadingFileProvider) and environment variables.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "Reloading"]),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // The wiring: the app context, its providers, the request-scope middleware, the error mapping, the
@@ -47,6 +51,8 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceContextModule", package: "swift-service-context"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
@@ -108,6 +114,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceContextModule", package: "swift-service-context"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
     ],

@@ -562,6 +562,25 @@ struct TroubleshootingTests {
         #expect(relative?.message.contains("(a relative path, from the working directory '") == true)
     }
 
+    // MARK: invalidConfiguration
+
+    @Test("invalidConfiguration: a source that breaks a rule changes nothing and names the rule")
+    func invalidConfiguration() throws {
+        let app = try Context(name: "app") { try fleetMapping().apply(["database.url": "postgres://db/app"], to: &$0) }
+        do {
+            try app.update(from: ["database.url": "mysql://db/app"], with: fleetMapping())
+        } catch {
+            print(error.code)  // invalidConfiguration: "… the rule \"the database is PostgreSQL\" is broken …"
+        }
+        let error = #expect(throws: ContextError.self) {
+            try app.update(from: ["database.url": "mysql://db/app"], with: fleetMapping())
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(ContextError.Code.invalidConfiguration.description == "invalidConfiguration")
+        #expect(error?.message.contains("the rule \"the database is PostgreSQL\" is broken") == true)
+        #expect(app[\.config].databaseURL == "postgres://db/app")
+    }
+
     @Test("defaultCycle: the fix derives one default from the other's source, and per context where read")
     func defaultCycleFix() {
         let currency = Context.root[StoreCurrencyKey.self]  // "USD": derived from the region's default, no loop

@@ -43,7 +43,7 @@ public func makeAppContext(
 /// The bridge the server uses: the request ID travels into `ServiceContext`.
 ///
 /// ```swift
-/// RequestScopeMiddleware<BasicRequestContext>(app: app, bridge: .server)
+/// RequestScopeMiddleware<BasicRequestContext>(base: RequestBase(app: app), bridge: .server)
 /// ```
 extension ServiceContextBridge {
     public static let server = ServiceContextBridge().carrying(\.requestID, as: RequestIDServiceKey.self)
@@ -69,6 +69,9 @@ struct RequestHandler {
 
     /// `POST /todos`: adds an item through the request's unit of work.
     func add(title: String) async throws -> Todo {
+        guard title.count <= config.maxTitleLength else {
+            throw HTTPError(.badRequest, message: "A title has at most \(config.maxTitleLength) characters.")
+        }
         logger.info("adding a todo")
         return try await work.add(title: title)
     }
@@ -100,7 +103,8 @@ struct RequestHandler {
 public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     let router = Router()
     let revealsErrors = app[\.serverConfig].revealsErrors
-    router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server, revealsErrors: revealsErrors))
+    let base = RequestBase(app: app)  // requests keep the settings they started with, whatever a reload does
+    router.add(middleware: RequestScopeMiddleware(base: base, bridge: .server, revealsErrors: revealsErrors))
     router.get("/hello") { _, _ in RequestHandler().hello() }
     router.post("/todos") { request, _ in
         let title = String(buffer: try await request.body.collect(upTo: 4096))
@@ -112,6 +116,12 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
     router.get("/todos/stream") { _, _ in
         let todos = try await Context.current.require(TodoStore.self).all()
         return Response(status: .ok, body: RequestHandler().stream(todos))
+    }
+    router.get("/greeting/twice") { request, _ in
+        // Reads the greeting, waits, reads it again: a request keeps the configuration it started with.
+        let first = RequestHandler().config.greeting
+        try await Task.sleep(for: .milliseconds(request.uri.queryParameters.get("wait", as: Int.self) ?? 0))
+        return "\(first) \(RequestHandler().config.greeting)"
     }
     router.get("/trace") { _, _ in
         // What a tracer or a log handler sees in ServiceContext.
@@ -201,6 +211,8 @@ public struct AppContextService: Service {
 /// ```
 public func buildApplication(
     config: ServerConfig,
+    configuration: ConfigurationSource? = nil,
+    reloads: ConfigurationReloads = ConfigurationReloads(),
     audit: ScopeAudit = ScopeAudit(),
     host: String = "127.0.0.1",
     port: Int = 8080,
@@ -208,11 +220,20 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> (app: Context, application: some ApplicationProtocol) {
     let app = makeAppContext(config: config, audit: audit, logger: logger)
+    var services: [any Service] = [AppContextService(app)]
+    if let configuration {
+        // The file's settings at boot: a missing or invalid one stops the start, naming the key.
+        try app.update(from: configuration.reader.snapshot(), with: ServerConfig.mapping)
+        reloads.recordApplied()
+        let reader = configuration.reader
+        let reloading = ConfigurationReloadService(app: app, reader: reader, reloads: reloads, logger: logger)
+        services = configuration.services + [reloading] + services
+    }
     try await app.prepare()  // opens the database, reports every wiring problem at once
     let application = Application(
         router: makeRouter(app: app),
         configuration: .init(address: .hostname(host, port: port), serverName: "todo-server"),
-        services: [AppContextService(app)],
+        services: services,
         onServerRunning: onServerRunning,
         logger: logger
     )

@@ -3,7 +3,8 @@
 import Contextual
 import Logging
 
-/// The server's settings, set once in the app context.
+/// The server's settings, in the app context: set at boot, and kept current from a configuration file
+/// (``ConfigurationSource``, ``ConfigurationReloadService``).
 ///
 /// ```swift
 /// let app = Context(name: "app") { $0.serverConfig = ServerConfig(databasePath: nil) }
@@ -17,16 +18,24 @@ public struct ServerConfig: Sendable {
     /// for development only, since it names the wiring's types and contexts. Off, a client gets
     /// ``Contextual/ContextError/publicMessage(requestID:)`` and the log gets the message.
     public var revealsErrors: Bool
+    /// The longest title `POST /todos` accepts, in characters.
+    public var maxTitleLength: Int
 
     /// Makes a configuration.
     ///
     /// ```swift
     /// let config = ServerConfig(databasePath: "todos.sqlite", greeting: "hello")
     /// ```
-    public init(databasePath: String? = nil, greeting: String = "hello", revealsErrors: Bool = false) {
+    public init(
+        databasePath: String? = nil,
+        greeting: String = "hello",
+        revealsErrors: Bool = false,
+        maxTitleLength: Int = 200
+    ) {
         self.databasePath = databasePath
         self.greeting = greeting
         self.revealsErrors = revealsErrors
+        self.maxTitleLength = maxTitleLength
     }
 }
 

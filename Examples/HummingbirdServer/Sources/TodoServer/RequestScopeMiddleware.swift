@@ -32,10 +32,11 @@ extension HTTPField.Name {
 /// with the request ID.
 ///
 /// ```swift
-/// router.add(middleware: RequestScopeMiddleware(app: app, bridge: .server))
+/// router.add(middleware: RequestScopeMiddleware(base: RequestBase(app: app), bridge: .server))
 /// ```
 struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
-    let app: Contextual.Context
+    /// Where the scopes start: below the app context, with the settings of the latest configuration.
+    let base: RequestBase
     var bridge = ServiceContextBridge()
     var revealsErrors = false
 
@@ -50,7 +51,7 @@ struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let outer = ServiceContext.current ?? .topLevel
-        let scope = RequestScope(of: app, requestID: request.headers[.requestID]) { [bridge] values, id in
+        let scope = RequestScope(of: base.context, requestID: request.headers[.requestID]) { [bridge] values, id in
             bridge.importValues(from: outer, into: &values)
             values.requestID = id
         }
@@ -63,10 +64,9 @@ struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             await scope.endAfterResponse()
             guard let error = error as? ContextError else { throw error }
-            app[\.logger].error("request \(scope.requestID) failed: \(error.message)")
+            scope.context[\.logger].error("request \(scope.requestID) failed: \(error.message)")
             let message = revealsErrors ? error.description : error.publicMessage(requestID: scope.requestID)
-            let status = HTTPResponse.Status(code: error.httpStatusCode)
-            throw HTTPError(status, headers: [.requestID: scope.requestID], message: message)
+            throw HTTPError(.init(code: error.httpStatusCode), headers: [.requestID: scope.requestID], message: message)
         }
     }
 }
