@@ -34,6 +34,8 @@ let package = Package(
         // Configuration from a JSON file kept current (ReloadingFileProvider) and environment variables.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "Reloading"]),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // W3C trace context (`traceparent`), for traces that continue across services.
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
     ],
     targets: [
         // The wiring: the app context, its providers, the request-scope middleware, the error mapping, the
@@ -53,9 +55,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                "LoopbackHTTP",
             ]
         ),
-        .executableTarget(name: "todo-server", dependencies: ["TodoServer"]),
+        .executableTarget(
+            name: "todo-server",
+            dependencies: ["TodoServer", .product(name: "Tracing", package: "swift-distributed-tracing")]
+        ),
         // The boot report of the server's wiring, compared in CI with boot-baseline.json.
         .executableTarget(
             name: "todo-boot-report",

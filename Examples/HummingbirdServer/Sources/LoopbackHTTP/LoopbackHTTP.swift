@@ -1,5 +1,5 @@
 // A small HTTP/1.1 client for 127.0.0.1 and a way to run an application on an ephemeral port of it: what
-// the tests and the load test share. It costs little, so that the server's work shows in the load
+// the tests and the load test share, and what the server's relay calls its peer with. It costs little, so that the server's work shows in the load
 // test's figures, and it needs no TLS, so that the package builds without BoringSSL (HummingbirdTesting
 // brings AsyncHTTPClient and swift-nio-ssl, which made the release build 1.5 times as long on CI's machine).
 
@@ -51,13 +51,17 @@ public struct LoopbackConnection {
     var inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
     let outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
 
-    /// Sends `GET path`, with `x-request-id` when given, and reads the whole response.
+    /// Sends `GET path`, with `x-request-id` when given and `headers`, and reads the whole response.
     ///
     /// ```swift
     /// let response = try await http.get("/hello", requestID: "r-1")
     /// ```
-    public mutating func get(_ path: String, requestID: String? = nil) async throws -> LoopbackResponse {
-        try await send(.GET, path, requestID: requestID, body: nil)
+    public mutating func get(
+        _ path: String,
+        requestID: String? = nil,
+        headers: [(name: String, value: String)] = []
+    ) async throws -> LoopbackResponse {
+        try await send(.GET, path, requestID: requestID, headers: headers, body: nil)
     }
 
     /// Sends `POST path` with `body`, and reads the whole response.
@@ -66,18 +70,20 @@ public struct LoopbackConnection {
     /// let response = try await http.post("/todos", body: "ship")
     /// ```
     public mutating func post(_ path: String, requestID: String? = nil, body: String) async throws -> LoopbackResponse {
-        try await send(.POST, path, requestID: requestID, body: body)
+        try await send(.POST, path, requestID: requestID, headers: [], body: body)
     }
 
     mutating func send(
         _ method: HTTPMethod,
         _ path: String,
         requestID: String?,
+        headers: [(name: String, value: String)],
         body: String?
     ) async throws -> LoopbackResponse {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
         head.headers.add(name: "host", value: "127.0.0.1")
         if let requestID { head.headers.add(name: "x-request-id", value: requestID) }
+        for header in headers { head.headers.add(name: header.name, value: header.value) }
         if let body {
             head.headers.add(name: "content-length", value: "\(body.utf8.count)")
             try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(ByteBuffer(string: body))), .end(nil)])

@@ -40,13 +40,17 @@ public func makeAppContext(
     }
 }
 
-/// The bridge the server uses: the request ID travels into `ServiceContext`.
+/// The bridge the server uses: the request ID travels into `ServiceContext`; the request ID and the
+/// tenant cross to the services a request calls. Nothing else leaves the process (the caller does not).
 ///
 /// ```swift
 /// RequestScopeMiddleware<BasicRequestContext>(base: RequestBase(app: app), bridge: .server)
 /// ```
 extension ServiceContextBridge {
-    public static let server = ServiceContextBridge().carrying(\.requestID, as: RequestIDServiceKey.self)
+    public static let server = ServiceContextBridge()
+        .carrying(\.requestID, as: RequestIDServiceKey.self)
+        .crossing(\.requestID, as: "request-id")
+        .crossing(\.tenant, as: "tenant")
 }
 
 /// What a request reads, by `@Injected`: made per request, inside its scope.
@@ -100,9 +104,10 @@ struct RequestHandler {
 /// let router = makeRouter(app: app)
 /// let application = Application(router: router)
 /// ```
-public func makeRouter(app: Context) -> Router<BasicRequestContext> {
+public func makeRouter(app: Context, tracing: Bool = false, peerPort: Int? = nil) -> Router<BasicRequestContext> {
     let router = Router()
     let revealsErrors = app[\.serverConfig].revealsErrors
+    if tracing { router.add(middleware: TracingMiddleware()) }  // a span per request, continuing the caller's trace
     let base = RequestBase(app: app)  // requests keep the settings they started with, whatever a reload does
     router.add(middleware: RequestScopeMiddleware(base: base, bridge: .server, revealsErrors: revealsErrors))
     router.get("/hello") { _, _ in RequestHandler().hello() }
@@ -122,6 +127,14 @@ public func makeRouter(app: Context) -> Router<BasicRequestContext> {
         let first = RequestHandler().config.greeting
         try await Task.sleep(for: .milliseconds(request.uri.queryParameters.get("wait", as: Int.self) ?? 0))
         return "\(first) \(RequestHandler().config.greeting)"
+    }
+    if let peerPort { addRelay(to: router, peerPort: peerPort) }
+    router.get("/whoami") { _, _ in
+        // What this request's scope and span hold: what a caller's relay sent, and nothing more.
+        let values = Context.current
+        let span = ServiceContext.current ?? .topLevel
+        return "request=\(values[\.requestID]) tenant=\(values[\.tenant]) caller=\(values[\.caller]) "
+            + "trace=\(span.traceID ?? "none") parent=\(span.parentSpanID ?? "none")"
     }
     router.get("/trace") { _, _ in
         // What a tracer or a log handler sees in ServiceContext.
@@ -212,6 +225,8 @@ public struct AppContextService: Service {
 public func buildApplication(
     config: ServerConfig,
     configuration: ConfigurationSource? = nil,
+    tracing: Bool = false,
+    peerPort: Int? = nil,
     reloads: ConfigurationReloads = ConfigurationReloads(),
     audit: ScopeAudit = ScopeAudit(),
     host: String = "127.0.0.1",
@@ -231,7 +246,7 @@ public func buildApplication(
     }
     try await app.prepare()  // opens the database, reports every wiring problem at once
     let application = Application(
-        router: makeRouter(app: app),
+        router: makeRouter(app: app, tracing: tracing, peerPort: peerPort),
         configuration: .init(address: .hostname(host, port: port), serverName: "todo-server"),
         services: services,
         onServerRunning: onServerRunning,

@@ -47,6 +47,14 @@ enum RequestIDKey: ContextKey {
     static var defaultValue: String { "none" }
 }
 
+enum TenantKey: ContextKey {
+    static var defaultValue: String { "none" }
+}
+
+enum CallerKey: ContextKey {
+    static var defaultValue: String { "none" }
+}
+
 enum LoggerKey: ContextKey {
     static var defaultValue: Logger { Logger(label: "todo-server", metadataProvider: .contextual) }
 }
@@ -80,5 +88,27 @@ extension ContextValues {
     public var logger: Logger {
         get { self[LoggerKey.self] }
         set { self[LoggerKey.self] = newValue }
+    }
+
+    /// The tenant a request serves; `"none"` unless a handler chose one. It crosses to the services the
+    /// request calls (see ``ServiceContextBridge/server``).
+    ///
+    /// ```swift
+    /// let tenant = Context.current[\.tenant]
+    /// ```
+    public var tenant: String {
+        get { self[TenantKey.self] }
+        set { self[TenantKey.self] = newValue }
+    }
+
+    /// Who made the request, as authentication found; `"none"` otherwise. It stays in this process:
+    /// the services a request calls do not see it.
+    ///
+    /// ```swift
+    /// let caller = Context.current[\.caller]
+    /// ```
+    public var caller: String {
+        get { self[CallerKey.self] }
+        set { self[CallerKey.self] = newValue }
     }
 }

@@ -18,6 +18,20 @@ extension HTTPField.Name {
     /// let id = request.headers[.requestID]
     /// ```
     public static let requestID = HTTPField.Name("x-request-id")!
+
+    /// `x-tenant`: the tenant a client names, for `GET /relay`.
+    ///
+    /// ```swift
+    /// let tenant = request.headers[.tenant]
+    /// ```
+    public static let tenant = HTTPField.Name("x-tenant")!
+
+    /// `x-caller`: who the client is, for `GET /relay` (where a real server would authenticate).
+    ///
+    /// ```swift
+    /// let caller = request.headers[.caller]
+    /// ```
+    public static let caller = HTTPField.Name("x-caller")!
 }
 
 // MARK: - Middleware
@@ -51,7 +65,8 @@ struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let outer = ServiceContext.current ?? .topLevel
-        let scope = RequestScope(of: base.context, requestID: request.headers[.requestID]) { [bridge] values, id in
+        let id = request.headers[.requestID] ?? bridge.crossingValue("request-id", in: outer)
+        let scope = RequestScope(of: base.context, requestID: id) { [bridge] values, id in
             bridge.importValues(from: outer, into: &values)
             values.requestID = id
         }

@@ -26,6 +26,10 @@ public enum RequestIDServiceKey: ServiceContextKey {
 public struct ServiceContextBridge: Sendable {
     private var exports: [@Sendable (Context, inout ServiceContext) -> Void] = []
     private var imports: [@Sendable (ServiceContext, inout ContextValues) -> Void] = []
+    /// The values that cross to the services a request calls, by name (W3C `baggage`).
+    private var crossing: [String: @Sendable (Context) -> String] = [:]
+    /// How each crossing value a caller sent is set in a request's values.
+    private var crossingImports: [@Sendable ([String: String], inout ContextValues) -> Void] = []
 
     /// A bridge that carries nothing.
     ///
@@ -51,6 +55,50 @@ public struct ServiceContextBridge: Sendable {
         return bridge
     }
 
+    /// This bridge, also carrying the value at `keyPath` to the services a request calls, as `name` in
+    /// W3C `baggage` (written by ``W3CTracer`` when a request calls out), and from a caller into the
+    /// request's scope. Only values marked so leave the process.
+    ///
+    /// ```swift
+    /// let bridge = ServiceContextBridge().crossing(\.tenant, as: "tenant")
+    /// ```
+    public func crossing(
+        _ keyPath: WritableKeyPath<ContextValues, String> & Sendable,
+        as name: String
+    ) -> ServiceContextBridge {
+        var bridge = self
+        bridge.crossing[name] = { context in context[keyPath] }
+        bridge.crossingImports.append { sent, values in
+            if let value = sent[name] { values[keyPath: keyPath] = value }
+        }
+        return bridge
+    }
+
+    /// The names of the values that cross to the services a request calls.
+    ///
+    /// ```swift
+    /// ServiceContextBridge.server.crossingNames  // ["request-id", "tenant"]
+    /// ```
+    public var crossingNames: Set<String> { Set(crossing.keys) }
+
+    /// The values of `context` that cross to the services it calls, by name.
+    ///
+    /// ```swift
+    /// bridge.crossingValues(of: Context.current)  // ["request-id": "r-1", "tenant": "acme"]
+    /// ```
+    public func crossingValues(of context: Context) -> [String: String] {
+        crossing.mapValues { $0(context) }
+    }
+
+    /// The value a caller sent as `name` (in `baggage`), found in `serviceContext`, if any.
+    ///
+    /// ```swift
+    /// let id = request.headers[.requestID] ?? bridge.crossingValue("request-id", in: outer)
+    /// ```
+    public func crossingValue(_ name: String, in serviceContext: ServiceContext) -> String? {
+        serviceContext[CrossServiceValues.self]?[name]
+    }
+
     /// `base` with the carried values of `context`.
     ///
     /// ```swift
@@ -69,5 +117,8 @@ public struct ServiceContextBridge: Sendable {
     /// ```
     public func importValues(from serviceContext: ServiceContext, into values: inout ContextValues) {
         for entry in imports { entry(serviceContext, &values) }
+        // A caller's crossing values, looked up once: most requests come with none.
+        guard !crossingImports.isEmpty, let sent = serviceContext[CrossServiceValues.self] else { return }
+        for entry in crossingImports { entry(sent, &values) }
     }
 }
