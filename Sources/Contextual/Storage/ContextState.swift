@@ -67,3 +67,16 @@ extension FrozenTable {
         return cache.storeIfNil(TableBox(FrozenTable.merging(copy inherited, overriddenBy: own.inheritable))).table
     }
 }
+
+// MARK: - TableBox
+
+/// A frozen table behind a class reference, for set-once caching (a state's merged inherited table).
+@usableFromInline
+final class TableBox: Sendable {
+    @usableFromInline
+    let table: FrozenTable
+
+    init(_ table: FrozenTable) {
+        self.table = table
+    }
+}

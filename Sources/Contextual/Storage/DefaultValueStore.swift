@@ -9,11 +9,11 @@ import Synchronization
 /// one test context's ``ContextKey/testValue``s (each `TestEnvironment` has a store of its own). One
 /// mechanism for both, so that a test value that reads itself is found as a default that does is.
 ///
-/// Reading a value that was already computed takes no lock: the store publishes an immutable
-/// ``FrozenTable`` through an atomic word, and readers load it. Publishing a new table (once per key per
-/// store) happens behind the lock; every table ever published stays retained by the store, so a reader
-/// that loaded an older one keeps reading valid memory. Their total size is bounded by the number of key
-/// types in the program.
+/// Reading a value that was already computed takes no lock: the store publishes a ``DefaultSlots`` table
+/// through an atomic word, and readers load it and probe it. A value computed is inserted into that
+/// table behind the lock; a full table is replaced by one twice as large, and the store keeps the tables
+/// it replaced, so a reader that loaded an older one keeps reading valid memory: fewer than eight slots
+/// per key computed, in all.
 ///
 /// Computing a value runs user code, so it happens outside the store's lock, in that key's
 /// ``DefaultCell``: concurrent first readers of one key wait for the one computation; readers of other keys
@@ -38,22 +38,26 @@ final class DefaultValueStore: Sendable {
     /// process-wide store's.
     let holdsTestValues: Bool
 
-    /// The bit pattern of an `Unmanaged<TableBox>` kept alive by `state.published`.
+    /// The bit pattern of an `Unmanaged<DefaultSlots>` kept alive by `state.table`.
     private let current: Atomic<UInt>
     private let state: Locked<State>
 
     private struct State {
+        /// One per key asked, holding its computed value's box (so the tables' addresses stay valid).
         var cells: [StorageID: DefaultCell] = [:]
-        var table: FrozenTable = .empty
-        /// Every table ever published, kept so that a concurrent reader of an old one stays valid.
-        var published: [TableBox] = []
+        /// The table readers load.
+        var table: DefaultSlots
+        /// The tables it replaced, kept so that a concurrent reader of an old one stays valid.
+        var replaced: [DefaultSlots] = []
+        /// The boxes of values forgotten by `resetForTesting`, which a replaced table may still name.
+        var forgotten: [any ContextBox] = []
     }
 
     init(holdsTestValues: Bool) {
         self.holdsTestValues = holdsTestValues
-        let initial = TableBox(.empty)
+        let initial = DefaultSlots(capacity: 16)
         self.current = Atomic(ReferenceWord.unretained(initial))
-        self.state = Locked.make(State(published: [initial]))
+        self.state = Locked.make(State(table: initial))
     }
 
     // MARK: - Reading
@@ -70,10 +74,11 @@ final class DefaultValueStore: Sendable {
     /// (which would retain and release its storage).
     @usableFromInline
     func publishedBox(_ id: StorageID) -> UInt {
+        // Acquiring: a table published (releasing) is seen initialized.
         let bits = current.load(ordering: .acquiring)
-        // Safe: every published table, and the boxes it holds, is retained by `state.published` for the
-        // store's lifetime.
-        return ReferenceWord.withInstance(bits, as: TableBox.self) { $0.table.rawBox(id) }
+        // Safe: every table published, and the boxes it names, is retained by `state` for the store's
+        // lifetime.
+        return ReferenceWord.withInstance(bits, as: DefaultSlots.self) { $0.box(id.raw) }
     }
 
     @usableFromInline
@@ -99,30 +104,44 @@ final class DefaultValueStore: Sendable {
         }
         let computed = cell.value(make)
         if computed.isNew && !computed.isUnimplemented {
-            state.withLock { state in publish(state.table.setting(id, to: computed.box), in: &state) }
+            state.withLock { state in publish(id, box: computed.box, in: &state) }
         }
         return (computed.box, computed.isUnimplemented)
     }
 
-    /// Makes `table` the one readers load; the caller holds the lock. The table is kept for the store's
-    /// lifetime: a reader that loaded the one before may still be reading it. Releasing: a reader that
-    /// loads the new table (acquiring) sees its boxes whole.
-    private func publish(_ table: FrozenTable, in state: inout State) {
+    /// Publishes `box` under `id`: into the current table when it has room, else into a table twice as
+    /// large that replaces it. The caller holds the lock.
+    private func publish(_ id: StorageID, box: any ContextBox, in state: inout State) {
+        if state.table.hasRoom {
+            state.table.insert(id.raw, box: address(of: box))
+        } else {
+            replace(with: state.table.copy(adding: id.raw, box: address(of: box)), in: &state)
+        }
+    }
+
+    /// Makes `table` the one readers load; the caller holds the lock. The one it replaces is kept for the
+    /// store's lifetime: a reader that loaded it may still be probing it. Releasing: a reader that loads
+    /// the new table (acquiring) sees its slots whole.
+    private func replace(with table: DefaultSlots, in state: inout State) {
+        state.replaced.append(state.table)
         state.table = table
-        let published = TableBox(table)
-        state.published.append(published)
-        current.store(ReferenceWord.unretained(published), ordering: .releasing)
+        current.store(ReferenceWord.unretained(table), ordering: .releasing)
     }
 
     // MARK: - Testing
+
+    /// The slots of every table the store keeps, for tests of its memory.
+    var keptSlotCount: Int {
+        state.withLock { state in state.replaced.reduce(state.table.capacity) { $0 + $1.capacity } }
+    }
 
     /// Forgets the computed default of `key`, so that its next read computes it again. For tests only:
     /// it forgets one key, so that tests running in parallel on other keys are not disturbed.
     func resetForTesting<Key: ContextKey>(_ key: Key.Type) {
         let id = StorageID(key: key)
         state.withLock { state in
-            state.cells[id] = nil
-            publish(state.table.removing(id), in: &state)
+            if let box = state.cells.removeValue(forKey: id)?.computedBox { state.forgotten.append(box) }
+            replace(with: state.table.copy(removing: id.raw), in: &state)
         }
     }
 }
@@ -156,6 +175,14 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
 
     /// The key's name in messages, e.g. `ThemeKey`.
     var label: String { String(describing: key) }
+
+    /// The box of the value, once computed.
+    var computedBox: (any ContextBox)? {
+        withLock { state in
+            if case .computed(let box, _) = state { return box }
+            return nil
+        }
+    }
 
     /// The frame computing the value, while it is computed.
     var computer: DefaultFrame? {
@@ -203,18 +230,5 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
             }
             return (computed.box, computed.isUnimplemented, false)
         }
-    }
-}
-
-// MARK: - TableBox
-
-/// A frozen table behind a class reference, for atomic publication and set-once caching.
-@usableFromInline
-final class TableBox: Sendable {
-    @usableFromInline
-    let table: FrozenTable
-
-    init(_ table: FrozenTable) {
-        self.table = table
     }
 }
