@@ -204,8 +204,9 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
 
         /// A configuration source could not be applied (``ConfigurationMapping/apply(_:to:)``,
         /// ``Context/update(from:with:)``): a mapped value is missing or invalid, or a rule of the mapping
-        /// is broken. The message lists each, with the configuration key; nothing was set, so the values
-        /// set before stay. Fix: correct the source.
+        /// is broken. The message lists every read that failed, with its configuration key, or, when every
+        /// read succeeded, every rule broken; nothing was set, so the values set before stay. Fix: correct
+        /// the source.
         ///
         /// ```swift
         /// catch { if error.code == .invalidConfiguration { logger.error("\(error.message)") } }
@@ -249,8 +250,8 @@ public struct ContextError: Error, Sendable, CustomStringConvertible {
     /// ```
     public let resolutionPath: [String]
 
-    /// The errors behind this one: what a factory threw, what each object threw on shutdown, or each
-    /// problem ``Context/validate()`` found.
+    /// The errors behind this one: what a factory threw, what each object threw on shutdown, each
+    /// problem ``Context/validate()`` found, or what each failed read of a configuration threw.
     ///
     /// ```swift
     /// for problem in error.underlyingErrors { print(problem) }

@@ -16,12 +16,12 @@ struct ConfigurationProblem: Error, CustomStringConvertible {
 /// The mapping of the article's first block.
 func fleetMapping() -> ConfigurationMapping<[String: String]> {
     var mapping = ConfigurationMapping<[String: String]>()
-    mapping.map("database.url", to: \.config.databaseURL) { source in
-        guard let url = source["database.url"] else { throw ConfigurationProblem("missing") }
+    mapping.map("database.url", to: \.config.databaseURL) { source, key in
+        guard let url = source[key] else { throw ConfigurationProblem("missing") }
         return url
     }
-    mapping.map("verbose", to: \.config.verbose) { source in
-        guard let verbose = Bool(source["verbose"] ?? "false") else { throw ConfigurationProblem("not true or false") }
+    mapping.map("verbose", to: \.config.verbose) { source, key in
+        guard let verbose = Bool(source[key] ?? "false") else { throw ConfigurationProblem("not true or false") }
         return verbose
     }
     mapping.check("the database is PostgreSQL") { $0.config.databaseURL.hasPrefix("postgres://") }
@@ -38,7 +38,7 @@ struct RunningAFleetTests {
         #expect(app[\.config].databaseURL == "postgres://db-1/app")
         #expect(app[\.config].verbose == false)
 
-        let request = app.child(name: "request") { $0.config = $0.config }  // keeps the configuration it started with
+        let request = app.child(name: "request") { mapping.pinMappedValues(in: &$0) }  // keeps what it started with
 
         let reloaded = ["database.url": "postgres://db-2/app", "verbose": "yes"]
         do {

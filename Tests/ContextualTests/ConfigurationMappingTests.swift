@@ -45,9 +45,9 @@ private func required(_ source: Source, _ name: String) throws -> String {
 /// The mapping under test: a greeting, a part of a struct from an integer, a rule over the result.
 private let mapping: ConfigurationMapping<Source> = {
     var mapping = ConfigurationMapping<Source>()
-    mapping.map("greeting", to: \.greeting) { try required($0, "greeting") }
-    mapping.map("limits.max", to: \.limits.maxItems) { source in
-        let text = try required(source, "limits.max")
+    mapping.map("greeting", to: \.greeting) { source, key in try required(source, key) }
+    mapping.map("limits.max", to: \.limits.maxItems) { source, key in
+        let text = try required(source, key)
         guard let number = Int(text) else { throw BadValue(description: "'\(text)' is not a number.") }
         return number
     }
@@ -89,6 +89,16 @@ struct ConfigurationMappingTests {
         )
     }
 
+    @Test("Rules are checked only when every read succeeded: the error lists the reads that failed")
+    func readsBeforeRules() {
+        let error = #expect(throws: ContextError.self) {
+            var values = ContextValues(own: .empty, inherited: .empty)
+            try mapping.apply(["greeting": "hi", "limits.max": "zero"], to: &values)
+        }
+        #expect(error?.message.contains("'limits.max' (Int): 'zero' is not a number") == true)
+        #expect(error?.message.contains("rule") == false)
+    }
+
     @Test("A source whose values break a rule changes nothing")
     func brokenRuleChangesNothing() {
         let app = Context(name: "app") { $0.greeting = "before" }
@@ -106,7 +116,7 @@ struct ConfigurationMappingTests {
     @Test("An update from a source notifies observers once, and a child that set a value keeps it")
     func updateNotifiesAndKeepsChildren() throws {
         let app = Context(name: "app") { $0.greeting = "v1" }
-        let request = app.child(name: "request") { $0.greeting = $0.greeting }  // the values it started with
+        let request = app.child(name: "request") { mapping.pinMappedValues(in: &$0) }  // what it started with
         let later = app.child(name: "later")
         let seen = Collector<String>()
         let token = app.observe(\.greeting) { seen.append($0) }
@@ -114,6 +124,7 @@ struct ConfigurationMappingTests {
         #expect(seen.all == ["v2"])
         #expect(app[\.limits].maxItems == 5)
         #expect(request[\.greeting] == "v1")
+        #expect(request[\.limits].maxItems == 10)
         #expect(later[\.greeting] == "v2")
         // A failed update tells nobody.
         #expect(throws: ContextError.self) { try app.update(from: ["greeting": "v3"], with: mapping) }
@@ -128,8 +139,8 @@ struct ConfigurationMappingTests {
         let pairs: ConfigurationMapping<Int> = {
             var pairs = ConfigurationMapping<Int>()
             // Two parts of one value, from one source: a reader must see both from the same source.
-            pairs.map("max", to: \.limits.maxItems) { $0 }
-            pairs.map("title", to: \.limits.title) { source in
+            pairs.map("max", to: \.limits.maxItems) { source, _ in source }
+            pairs.map("title", to: \.limits.title) { source, _ in
                 guard source % 7 != 0 else { throw BadValue(description: "no title") }
                 return String(source)
             }

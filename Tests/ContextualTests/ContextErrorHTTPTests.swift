@@ -51,6 +51,7 @@ struct ContextErrorHTTPTests {
             .missingObject, .factoryFailed, .cycle, .captiveDependency, .noScope, .asyncProvider,
             .providerUnavailable, .validationFailed, .shutdownFailed, .notADirectChild, .alreadyAMember,
             .duplicateContribution, .defaultCycle, .incompatibleBootReport, .bootReportFileFailed,
+            .invalidConfiguration,
         ]
         for code in unavailable + internalErrors {
             let error = ContextError(code: code, requestedType: "Secret", searchedContexts: ["app"], message: "Secret")

@@ -398,6 +398,13 @@ struct KeyPathShapeTests {
         #expect(!KeyPathShape.probesAreReadCorrectly(by: parser))
     }
 
+    @Test("Descriptions not trusted: no key path is one property, so an assignment reads what it replaces")
+    func untrustedDescriptions() {
+        #expect(KeyPathShape.isSingleProperty(\ContextValues.level, trustingDescriptions: true))
+        #expect(!KeyPathShape.isSingleProperty(\ContextValues.level, trustingDescriptions: false))
+        #expect(!KeyPathShape.isSingleProperty(\ContextValues.limits.timeout, trustingDescriptions: false))
+    }
+
     @Test("The shapes of real key paths, learned once")
     func realKeyPaths() {
         #expect(KeyPathShape.isSingleProperty(\ContextValues.level))

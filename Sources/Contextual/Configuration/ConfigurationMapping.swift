@@ -12,9 +12,11 @@
 ///
 /// ```swift
 /// var mapping = ConfigurationMapping<[String: String]>()
-/// mapping.map("greeting", to: \.greeting) { try $0.required("greeting") }
-/// mapping.map("limit", to: \.limits.maxItems) { try Int($0.required("limit")).orThrow("not a number") }
-/// mapping.check("limit is at least 1") { $0.limits.maxItems >= 1 }
+/// mapping.map("greeting", to: \.greeting) { source, key in
+///     guard let greeting = source[key] else { throw Missing(key: key) }
+///     return greeting
+/// }
+/// mapping.check("the greeting is not empty") { !$0.greeting.isEmpty }
 ///
 /// let app = try Context(name: "app") { try mapping.apply(initial, to: &$0) }
 /// try app.update(from: reloaded, with: mapping)  // all of it, or nothing and a ContextError
@@ -22,7 +24,7 @@
 ///
 /// A read throws for a value that is missing or invalid; the error it throws is kept, with the
 /// configuration key's name, in the ``ContextError`` (code ``ContextError/Code/invalidConfiguration``)
-/// that lists every failing read and rule at once.
+/// that lists every failing read; when every read succeeds, the error lists every rule broken.
 public struct ConfigurationMapping<Source>: Sendable {
     // MARK: - Entries
 
@@ -32,6 +34,8 @@ public struct ConfigurationMapping<Source>: Sendable {
         let name: String
         let valueType: String
         let read: @Sendable (Source) throws -> @Sendable (inout ContextValues) -> Void
+        /// Sets the value in the values it is given to the value they read now.
+        let pin: @Sendable (inout ContextValues) -> Void
     }
 
     var entries: [Entry] = []
@@ -49,24 +53,32 @@ public struct ConfigurationMapping<Source>: Sendable {
     /// Sets the value at `keyPath` from what `read` returns for a source.
     ///
     /// ```swift
-    /// mapping.map("http.greeting", to: \.serverConfig.greeting) { try $0.requiredString(forKey: "http.greeting") }
+    /// mapping.map("http.greeting", to: \.serverConfig.greeting) { snapshot, key in
+    ///     try snapshot.requiredString(forKey: ConfigKey(key))
+    /// }
     /// ```
     ///
     /// - Parameters:
-    ///   - name: The configuration key, as an operator knows it: the error of a failed read names it.
+    ///   - name: The configuration key, as an operator knows it: `read` is given it, and the error of a
+    ///     failed read names it.
     ///   - keyPath: The value to set: a key's property (`\.greeting`) or a part of one
     ///     (`\.serverConfig.greeting`).
-    ///   - read: Reads the value from a source; throws when it is missing or invalid.
+    ///   - read: Reads the value under the key `name` from a source; throws when it is missing or invalid.
     public mutating func map<Value: Sendable>(
         _ name: String,
         to keyPath: WritableKeyPath<ContextValues, Value> & Sendable,
-        _ read: @escaping @Sendable (Source) throws -> Value
+        _ read: @escaping @Sendable (_ source: Source, _ name: String) throws -> Value
     ) {
         entries.append(
-            Entry(name: name, valueType: String(describing: Value.self)) { source in
-                let value = try read(source)
-                return { values in values[keyPath: keyPath] = value }
-            }
+            Entry(
+                name: name,
+                valueType: String(describing: Value.self),
+                read: { source in
+                    let value = try read(source, name)
+                    return { values in values[keyPath: keyPath] = value }
+                },
+                pin: { values in values[keyPath: keyPath] = values[keyPath: keyPath] }
+            )
         )
     }
 
@@ -97,10 +109,22 @@ public struct ConfigurationMapping<Source>: Sendable {
     /// ```
     ///
     /// - Throws: ``ContextError`` (``ContextError/Code/invalidConfiguration``) listing every read that
-    ///   failed, with its configuration key and error, and every rule broken.
+    ///   failed, with its configuration key and error; when every read succeeded, every rule broken.
     /// - Complexity: O(*m* + *r*) for the *m* mapped values and *r* rules, plus what the reads and rules do.
     public func apply(_ source: Source, to values: inout ContextValues) throws(ContextError) {
         try read(source, searched: []).apply(to: &values)
+    }
+
+    /// Sets each mapped value in `values` to the value it has there now: a child made with it keeps the
+    /// configuration it started with when its parent is later updated from a source.
+    ///
+    /// ```swift
+    /// let request = app.child(name: "request") { mapping.pinMappedValues(in: &$0) }
+    /// ```
+    ///
+    /// - Complexity: O(*m*) for the *m* mapped values.
+    public func pinMappedValues(in values: inout ContextValues) {
+        for entry in entries { entry.pin(&values) }
     }
 
     /// Reads every mapped value of `source`, without setting any: the assignments to make, or the error

@@ -7,11 +7,11 @@ extension Context {
     /// Sets every value `mapping` reads from `source`, in one update, or none: a reloaded configuration.
     ///
     /// Every read runs before the update, and the mapping's rules are checked on the values with every
-    /// mapped value set; when one fails, nothing changes and the error lists all that failed, so the
-    /// context keeps its last good configuration. When all succeed, the values change at once: a read
-    /// never sees part of the new configuration beside part of the old one, and observers of what
-    /// changed are notified once. A context below this one that sets a value itself (a request scope that
-    /// took the values it started with) keeps its own.
+    /// mapped value set; when one fails, nothing changes and the error lists every read that failed (or,
+    /// when all reads succeeded, every rule broken), so the context keeps its last good configuration.
+    /// When all succeed, every mapped value changes in one update, and observers of what changed are
+    /// notified once. A context below this one that sets a value itself keeps its own: a request scope
+    /// made with ``ConfigurationMapping/pinMappedValues(in:)`` keeps the configuration it started with.
     ///
     /// ```swift
     /// do {
@@ -22,7 +22,8 @@ extension Context {
     /// ```
     ///
     /// - Throws: ``ContextError`` (``ContextError/Code/invalidConfiguration``) listing every read that
-    ///   failed, with its configuration key and error, and every rule broken; nothing was set.
+    ///   failed, with its configuration key and error, or, when every read succeeded, every rule broken;
+    ///   nothing was set.
     /// - Complexity: That of ``update(_:)``, plus the reads and rules of the mapping.
     public func update<Source>(from source: Source, with mapping: ConfigurationMapping<Source>) throws(ContextError) {
         let configuration = try mapping.read(source, searched: chainNames)

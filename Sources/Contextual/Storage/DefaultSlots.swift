@@ -38,7 +38,7 @@ final class DefaultSlots: @unchecked Sendable {
 
     /// A table of `capacity` empty slots (a power of two, at least 8).
     init(capacity: Int) {
-        precondition(capacity >= 8 && capacity & (capacity - 1) == 0, "capacity \(capacity) is not a power of two ≥ 8")
+        precondition(capacity >= 8 && capacity & (capacity - 1) == 0, "capacity \(capacity): not a power of 2 ≥ 8")
         self.capacity = capacity
         self.shift = UInt.bitWidth - capacity.trailingZeroBitCount
         words = .allocate(capacity: 2 * capacity)

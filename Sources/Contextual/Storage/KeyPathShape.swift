@@ -38,7 +38,13 @@ enum KeyPathShape {
 
     /// Whether `keyPath` is one property of its root.
     static func isSingleProperty(_ keyPath: AnyKeyPath) -> Bool {
-        guard descriptionsAreUnderstood else { return false }
+        isSingleProperty(keyPath, trustingDescriptions: descriptionsAreUnderstood)
+    }
+
+    /// Whether `keyPath` is one property of its root, as its description says when `trustingDescriptions`
+    /// (the parser read every probe right); else never.
+    static func isSingleProperty(_ keyPath: AnyKeyPath, trustingDescriptions: Bool) -> Bool {
+        guard trustingDescriptions else { return false }
         let id = ObjectIdentifier(keyPath)
         if let known = learned.withLock({ $0[id]?.isSingle }) { return known }
         let isSingle = isSingleProperty(description: keyPath.debugDescription, root: root)
@@ -84,7 +90,7 @@ enum KeyPathShape {
             \ContextValues.shapeProbe, \ContextValues.optionalShapeProbe, \ContextValues.closureShapeProbe,
         ]
         let paths: [AnyKeyPath] = [
-            \ContextValues.shapeProbe.part, \ContextValues.shapeProbe.computedPart,
+            \ContextValues.shapeProbe.part, \ContextValues.shapeProbe.computedPart, \ContextValues.shapeProbe.items[0],
             \ContextValues.shapeProbe.sameType, \ContextValues.shapeProbe.sameType.part,
             \ContextValues.optionalShapeProbe?.part, \ContextValues.optionalShapeProbe!,
             \ContextValues.optionalShapeProbe!.part,
@@ -99,6 +105,7 @@ enum KeyPathShape {
 /// A value whose key paths from ``ContextValues`` have known shapes; never stored or applied.
 struct KeyPathShapeProbe {
     var part = 0
+    var items = [0]
 
     var computedPart: Int {
         get { part }

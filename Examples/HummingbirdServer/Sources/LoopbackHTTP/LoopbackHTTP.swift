@@ -1,7 +1,8 @@
 // A small HTTP/1.1 client for 127.0.0.1 and a way to run an application on an ephemeral port of it: what
-// the tests and the load test share, and what the server's relay calls its peer with. It costs little, so that the server's work shows in the load
-// test's figures, and it needs no TLS, so that the package builds without BoringSSL (HummingbirdTesting
-// brings AsyncHTTPClient and swift-nio-ssl, which made the release build 1.5 times as long on CI's machine).
+// the tests and the load test share, and what the server's relay calls its peer with. It costs little, so
+// that the server's work shows in the load test's figures, and it needs no TLS, so that the package builds
+// without BoringSSL (HummingbirdTesting brings AsyncHTTPClient and swift-nio-ssl, which made the release
+// build 1.5 times as long on CI's machine).
 
 import Hummingbird
 import Logging

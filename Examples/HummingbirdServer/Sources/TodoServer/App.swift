@@ -49,7 +49,7 @@ public func makeAppContext(
 extension ServiceContextBridge {
     public static let server = ServiceContextBridge()
         .carrying(\.requestID, as: RequestIDServiceKey.self)
-        .crossing(\.requestID, as: "request-id")
+        .crossing(\.requestID, as: ServiceContextBridge.requestIDName)
         .crossing(\.tenant, as: "tenant")
 }
 
@@ -123,10 +123,17 @@ public func makeRouter(app: Context, tracing: Bool = false, peerPort: Int? = nil
         return Response(status: .ok, body: RequestHandler().stream(todos))
     }
     router.get("/greeting/twice") { request, _ in
-        // Reads the greeting, waits, reads it again: a request keeps the configuration it started with.
-        let first = RequestHandler().config.greeting
-        try await Task.sleep(for: .milliseconds(request.uri.queryParameters.get("wait", as: Int.self) ?? 0))
-        return "\(first) \(RequestHandler().config.greeting)"
+        // Reads the greeting, waits until the app's changes (at most `wait` ms, at most 5 s), reads it
+        // again: a request keeps the configuration it started with. The unit of work says it started.
+        let handler = RequestHandler()
+        let first = handler.config.greeting
+        _ = handler.work
+        let wait =
+            ContinuousClock.now + .milliseconds(min(request.uri.queryParameters.get("wait", as: Int.self) ?? 0, 5_000))
+        while app[\.serverConfig].greeting == first, ContinuousClock.now < wait {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return "\(first) \(RequestHandler().config.greeting) \(app[\.serverConfig].greeting)"
     }
     if let peerPort { addRelay(to: router, peerPort: peerPort) }
     router.get("/whoami") { _, _ in
@@ -242,7 +249,9 @@ public func buildApplication(
         reloads.recordApplied()
         let reader = configuration.reader
         let reloading = ConfigurationReloadService(app: app, reader: reader, reloads: reloads, logger: logger)
-        services = configuration.services + [reloading] + services
+        // After the app context's service: a group stops its services last first, so the reloads stop
+        // before the app context is shut down.
+        services += configuration.services + [reloading]
     }
     try await app.prepare()  // opens the database, reports every wiring problem at once
     let application = Application(

@@ -90,8 +90,8 @@ extension ContextValues {
         set { self[LoggerKey.self] = newValue }
     }
 
-    /// The tenant a request serves; `"none"` unless a handler chose one. It crosses to the services the
-    /// request calls (see ``ServiceContextBridge/server``).
+    /// The tenant a request serves; `"none"` unless a handler chose one, or a calling service sent one in
+    /// `baggage`. It crosses to the services the request calls (see ``ServiceContextBridge/server``).
     ///
     /// ```swift
     /// let tenant = Context.current[\.tenant]

@@ -65,7 +65,7 @@ struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let outer = ServiceContext.current ?? .topLevel
-        let id = request.headers[.requestID] ?? bridge.crossingValue("request-id", in: outer)
+        let id = request.headers[.requestID] ?? bridge.crossingValue(ServiceContextBridge.requestIDName, in: outer)
         let scope = RequestScope(of: base.context, requestID: id) { [bridge] values, id in
             bridge.importValues(from: outer, into: &values)
             values.requestID = id

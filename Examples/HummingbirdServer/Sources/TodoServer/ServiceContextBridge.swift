@@ -27,7 +27,7 @@ public struct ServiceContextBridge: Sendable {
     private var exports: [@Sendable (Context, inout ServiceContext) -> Void] = []
     private var imports: [@Sendable (ServiceContext, inout ContextValues) -> Void] = []
     /// The values that cross to the services a request calls, by name (W3C `baggage`).
-    private var crossing: [String: @Sendable (Context) -> String] = [:]
+    private var crossing: [String: @Sendable (Context) -> String?] = [:]
     /// How each crossing value a caller sent is set in a request's values.
     private var crossingImports: [@Sendable ([String: String], inout ContextValues) -> Void] = []
 
@@ -55,19 +55,33 @@ public struct ServiceContextBridge: Sendable {
         return bridge
     }
 
+    /// The name under which the request ID crosses to the services a request calls.
+    ///
+    /// ```swift
+    /// let bridge = ServiceContextBridge().crossing(\.requestID, as: ServiceContextBridge.requestIDName)
+    /// ```
+    public static let requestIDName = "request-id"
+
     /// This bridge, also carrying the value at `keyPath` to the services a request calls, as `name` in
-    /// W3C `baggage` (written by ``W3CTracer`` when a request calls out), and from a caller into the
-    /// request's scope. Only values marked so leave the process.
+    /// W3C `baggage` (written by ``W3CTracer`` when a request calls out, when the request set it), and
+    /// from a caller into the request's scope. Only values marked so leave the process.
     ///
     /// ```swift
     /// let bridge = ServiceContextBridge().crossing(\.tenant, as: "tenant")
     /// ```
+    ///
+    /// - Precondition: No other value crosses as `name`.
     public func crossing(
         _ keyPath: WritableKeyPath<ContextValues, String> & Sendable,
         as name: String
     ) -> ServiceContextBridge {
+        precondition(crossing[name] == nil, "two values cross as '\(name)': give each its own name")
         var bridge = self
-        bridge.crossing[name] = { context in context[keyPath] }
+        // Nil when not set: the value a context that sets nothing reads.
+        bridge.crossing[name] = { context in
+            let value = context[keyPath]
+            return value == Context.root[keyPath] ? nil : value
+        }
         bridge.crossingImports.append { sent, values in
             if let value = sent[name] { values[keyPath: keyPath] = value }
         }
@@ -81,19 +95,20 @@ public struct ServiceContextBridge: Sendable {
     /// ```
     public var crossingNames: Set<String> { Set(crossing.keys) }
 
-    /// The values of `context` that cross to the services it calls, by name.
+    /// The values of `context` that cross to the services it calls, by name: those it sets (a value that
+    /// reads as in a context that sets nothing is left out).
     ///
     /// ```swift
     /// bridge.crossingValues(of: Context.current)  // ["request-id": "r-1", "tenant": "acme"]
     /// ```
     public func crossingValues(of context: Context) -> [String: String] {
-        crossing.mapValues { $0(context) }
+        crossing.compactMapValues { $0(context) }
     }
 
     /// The value a caller sent as `name` (in `baggage`), found in `serviceContext`, if any.
     ///
     /// ```swift
-    /// let id = request.headers[.requestID] ?? bridge.crossingValue("request-id", in: outer)
+    /// let id = request.headers[.requestID] ?? bridge.crossingValue(ServiceContextBridge.requestIDName, in: outer)
     /// ```
     public func crossingValue(_ name: String, in serviceContext: ServiceContext) -> String? {
         serviceContext[CrossServiceValues.self]?[name]

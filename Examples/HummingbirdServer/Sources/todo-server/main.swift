@@ -3,7 +3,7 @@
 // `TODO_REVEAL_ERRORS=1` sends a failed request's full ContextError message to the client (development
 // only: it names the wiring). `TODO_CONFIG_FILE=config.json` reads the greeting and the title limit from a
 // JSON file (`{"greeting": "hello", "todos": {"maxTitleLength": 200}}`), checked every 5 seconds and
-// applied whole when it changes; `GREETING` and `TODOS_MAXTITLELENGTH` override it. `TODO_TRACING=1`
+// applied whole when it changes; `GREETING` and `TODOS_MAX_TITLE_LENGTH` override it. `TODO_TRACING=1`
 // traces each request (W3C `traceparent` and `baggage`, with the request ID and the tenant);
 // `TODO_PEER_PORT=8081` adds `GET /relay`, which calls `GET /whoami` on the server at 127.0.0.1:8081.
 

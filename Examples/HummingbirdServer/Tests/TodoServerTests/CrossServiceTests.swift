@@ -9,7 +9,7 @@ import TodoServer
 import Tracing
 
 /// The process's tracer (instrumentation is bootstrapped once per process), and what it logs.
-private enum Tracing {
+private enum TestTracing {
     static let log = RecordingLog()
     static let tracer: W3CTracer = {
         let tracer = W3CTracer(bridge: .server, logger: log.logger)
@@ -21,7 +21,7 @@ private enum Tracing {
 /// Serves a traced app on 127.0.0.1 (calling the service on `peerPort` for `/relay`, when given), for
 /// `body`, given its port; then stops it.
 private func withTracedServer(peerPort: Int? = nil, _ body: (Int) async throws -> Void) async throws {
-    _ = Tracing.tracer
+    _ = TestTracing.tracer
     let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     let ports = AsyncStream<Int>.makeStream()
     let (_, application) = try await buildApplication(
@@ -63,7 +63,7 @@ struct CrossServiceTests {
         let trace = try #require(field("trace", in: answer))
         #expect(trace.count == 32 && trace != String(repeating: "0", count: 32))
         // The servers have stopped: every span of the trace has ended.
-        let spans = Tracing.tracer.endedSpans.filter { $0.traceID == trace }
+        let spans = TestTracing.tracer.endedSpans.filter { $0.traceID == trace }
         let serverA = try #require(spans.first { $0.kind == .server && $0.parentSpanID == nil })
         let client = try #require(spans.first { $0.kind == .client })
         let serverB = try #require(spans.first { $0.kind == .server && $0.parentSpanID != nil })
@@ -73,14 +73,39 @@ struct CrossServiceTests {
         #expect(field("parent", in: answer) == client.spanID)
     }
 
+    @Test("A malformed tracestate is dropped, and the caller's trace continues without it")
+    func malformedTraceState() async throws {
+        let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        try await withTracedServer { port in
+            let body = try await withLoopbackConnection(port: port) { http in
+                try await http.get("/whoami", headers: [("traceparent", parent), ("tracestate", "Vendor=x")]).body
+            }
+            #expect(field("trace", in: body) == "4bf92f3577b34da6a3ce929d0e0e4736")
+            #expect(field("parent", in: body) == "00f067aa0ba902b7")
+        }
+        #expect(TestTracing.log.lines.contains { $0.contains("ignored a malformed tracestate header") })
+    }
+
+    @Test("Only values a request set cross: an unset tenant is not sent")
+    func unsetValuesStay() {
+        let request = Context(name: "request") { $0.requestID = "r-9" }
+        #expect(ServiceContextBridge.server.crossingValues(of: request) == ["request-id": "r-9"])
+        let tenant = request.child(name: "tenant") { $0.tenant = "acme" }
+        #expect(ServiceContextBridge.server.crossingValues(of: tenant) == ["request-id": "r-9", "tenant": "acme"])
+    }
+
     @Test("Malformed, oversized or unknown headers are ignored with a log line, never a failure")
     func badHeadersIgnored() async throws {
         let huge = "tenant=" + String(repeating: "a", count: 9_000)
+        let many = (1...65).map { "k\($0)=v" }.joined(separator: ",")
         let cases: [(headers: [(name: String, value: String)], tenant: String, logged: String)] = [
             ([("traceparent", "00-not-a-trace-01")], "none", "ignored a malformed traceparent header"),
             ([("baggage", huge)], "none", "ignored a baggage header of 9007 bytes"),
+            ([("baggage", many)], "none", "ignored a baggage header of 65 members (at most 64)"),
             ([("baggage", "tenant=acme,session=s3cr3t")], "acme", "does not carry: session"),
             ([("baggage", "tenant")], "none", "ignored a malformed baggage header"),
+            ([("baggage", ";tenant=evil")], "none", "ignored a malformed baggage header"),
+            ([("baggage", "tenant=acme%0Aevil")], "none", "ignored the baggage member tenant"),
             ([("baggage", "tenant=%E2%82%AC%20eu")], "€ eu", ""),
         ]
         try await withTracedServer { port in
@@ -91,7 +116,7 @@ struct CrossServiceTests {
                     #expect(response.body.contains("tenant=\(tenant) caller=none "), "\(response.body)")
                     #expect(field("trace", in: response.body)?.count == 32, "a new trace begins")
                     if !logged.isEmpty {
-                        #expect(Tracing.log.lines.contains { $0.contains(logged) }, "\(Tracing.log.lines)")
+                        #expect(TestTracing.log.lines.contains { $0.contains(logged) }, "\(TestTracing.log.lines)")
                     }
                 }
             }
