@@ -50,14 +50,14 @@ struct DefaultSlotsTests {
         #expect(table.box(3 << 4) == 3, "a replaced table still answers for what it held")
     }
 
-    @Test("A store keeps fewer than eight slots per key computed, and reads each without its lock")
+    @Test("A store keeps under eight slots per key computed, and reads each without its lock")
     func storeMemoryIsLinear() {
         let store = DefaultValueStore(holdsTestValues: false)
         var keys: [any ContextKey.Type] = []
         forEachKey(300) { keys.append($0) }
         for key in keys { _ = readDefault(key, from: store) }
         // Publishing a whole table per key kept 45,150 entries for these 300 keys.
-        #expect(store.keptSlotCount < 8 * 301)
+        #expect(store.keptSlotCount <= 8 * 300 - 24)
         for key in keys { #expect(store.publishedBox(StorageID(raw: UInt(bitPattern: ObjectIdentifier(key)))) != 0) }
     }
 
@@ -82,6 +82,6 @@ struct DefaultSlotsTests {
             return await group.reduce(0, +)
         }
         #expect(wrong == 0)
-        #expect(store.keptSlotCount < 8 * 401)
+        #expect(store.keptSlotCount <= 8 * 400 - 24)
     }
 }

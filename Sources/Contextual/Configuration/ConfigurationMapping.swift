@@ -116,7 +116,8 @@ public struct ConfigurationMapping<Source>: Sendable {
     }
 
     /// Sets each mapped value in `values` to the value it has there now: a child made with it keeps the
-    /// configuration it started with when its parent is later updated from a source.
+    /// configuration it started with when its parent is later updated from a source. A value mapped to a
+    /// part of a key (`\.serverConfig.greeting`) sets the whole key, as any assignment through it does.
     ///
     /// ```swift
     /// let request = app.child(name: "request") { mapping.pinMappedValues(in: &$0) }

@@ -11,9 +11,9 @@ import Synchronization
 /// A store inserts into its table until it would be more than half full, then makes one of twice the
 /// capacity with the same entries, publishes that one, and keeps the old one for readers that may still
 /// be probing it (they find what it held, or miss and take the store's slow path, which finds the value
-/// in its cell). The last table has fewer than 4(*k* + 1) slots for *k* keys, and the ones before it
-/// fewer than that together: fewer than 8(*k* + 1) slots in all (two words each), where publishing a
-/// whole new table per key kept about *k*²/2 entries.
+/// in its cell). The first table has 16 slots, for up to 8 keys; past that, the tables of *k* keys have
+/// at most 8*k* − 24 slots together (two words each), where publishing a whole new table per key kept
+/// *k*(*k* + 1)/2 entries.
 ///
 /// Invariants:
 /// - A slot's ID goes from 0 to an ID once and never changes again; its box is stored before its ID, and
@@ -24,8 +24,8 @@ import Synchronization
 /// - The boxes are not retained here: the store keeps them (in their cells) for as long as it keeps a
 ///   table that names them.
 ///
-/// `@unchecked Sendable`: its slots live in memory it allocates and owns, read and written only through
-/// atomics; `count` and the writes happen under the owning store's lock only.
+/// `@unchecked Sendable`: its slots and its count live in memory it owns, read and written only through
+/// atomics (the writes under the owning store's lock only).
 final class DefaultSlots: @unchecked Sendable {
     /// Two words per slot: the storage ID (0 when empty), then the box's address.
     private let words: UnsafeMutablePointer<Atomic<UInt>>
@@ -33,8 +33,11 @@ final class DefaultSlots: @unchecked Sendable {
     let capacity: Int
     /// `64 - log2(capacity)`: Fibonacci hashing keeps the top bits.
     private let shift: Int
-    /// The slots used. Under the store's lock.
-    private(set) var count = 0
+    /// The slots used. Relaxed: written under the store's lock, which orders it.
+    private let used = Atomic<Int>(0)
+
+    /// The slots used.
+    var count: Int { used.load(ordering: .relaxed) }
 
     /// A table of `capacity` empty slots (a power of two, at least 8).
     init(capacity: Int) {
@@ -88,12 +91,13 @@ final class DefaultSlots: @unchecked Sendable {
     /// ``hasRoom``.
     func insert(_ raw: UInt, box: UInt) {
         precondition(hasRoom, "a default's table is full")
+        assert(self.box(raw) == 0, "a default published twice")
         var index = start(of: raw)
         while words[2 * index].load(ordering: .relaxed) != 0 { index = (index + 1) & (capacity - 1) }
         words[2 * index + 1].store(box, ordering: .relaxed)
         // Releasing: a reader that loads this ID (acquiring) sees the box stored above.
         words[2 * index].store(raw, ordering: .releasing)
-        count += 1
+        used.add(1, ordering: .relaxed)
     }
 
     /// A table with these entries and `raw` → `box` (when `raw` is not 0), of a capacity that keeps it at

@@ -12,8 +12,8 @@ import Synchronization
 /// Reading a value that was already computed takes no lock: the store publishes a ``DefaultSlots`` table
 /// through an atomic word, and readers load it and probe it. A value computed is inserted into that
 /// table behind the lock; a full table is replaced by one twice as large, and the store keeps the tables
-/// it replaced, so a reader that loaded an older one keeps reading valid memory: fewer than eight slots
-/// per key computed, in all.
+/// it replaced, so a reader that loaded an older one keeps reading valid memory: under eight slots per
+/// key computed, in all (16 for the first 8 keys).
 ///
 /// Computing a value runs user code, so it happens outside the store's lock, in that key's
 /// ``DefaultCell``: concurrent first readers of one key wait for the one computation; readers of other keys
@@ -104,7 +104,11 @@ final class DefaultValueStore: Sendable {
         }
         let computed = cell.value(make)
         if computed.isNew && !computed.isUnimplemented {
-            state.withLock { state in publish(id, box: computed.box, in: &state) }
+            state.withLock { state in
+                // A test's reset may have dropped this cell meanwhile: its box is then kept, not published.
+                guard state.cells[id] === cell else { return state.forgotten.append(computed.box) }
+                publish(id, box: computed.box, in: &state)
+            }
         }
         return (computed.box, computed.isUnimplemented)
     }
@@ -141,6 +145,7 @@ final class DefaultValueStore: Sendable {
         let id = StorageID(key: key)
         state.withLock { state in
             if let box = state.cells.removeValue(forKey: id)?.computedBox { state.forgotten.append(box) }
+            guard state.table.box(id.raw) != 0 else { return }
             replace(with: state.table.copy(removing: id.raw), in: &state)
         }
     }

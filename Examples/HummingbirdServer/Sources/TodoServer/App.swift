@@ -124,7 +124,8 @@ public func makeRouter(app: Context, tracing: Bool = false, peerPort: Int? = nil
     }
     router.get("/greeting/twice") { request, _ in
         // Reads the greeting, waits until the app's changes (at most `wait` ms, at most 5 s), reads it
-        // again: a request keeps the configuration it started with. The unit of work says it started.
+        // again: a request keeps the configuration it started with. The unit of work says it started. A
+        // demonstration route: a client can hold a request open for 5 s.
         let handler = RequestHandler()
         let first = handler.config.greeting
         _ = handler.work

@@ -34,8 +34,8 @@ public struct ConfigurationReloadService: Service {
         self.logger = logger
     }
 
-    /// Applies every configuration the reader sees until the server shuts down. The first is the one
-    /// the server booted with (already counted), applied again in case it changed since.
+    /// Applies every configuration the reader sees until the server shuts down (the first is the one the
+    /// server booted with, unless it changed since).
     ///
     /// ```swift
     /// try await service.run()
@@ -43,24 +43,21 @@ public struct ConfigurationReloadService: Service {
     public func run() async throws {
         try await cancelWhenGracefulShutdown { [self] in
             try await reader.watchSnapshot { snapshots in
-                var isFirst = true
-                for await snapshot in snapshots {
-                    apply(snapshot, counted: !isFirst)
-                    isFirst = false
-                }
+                for await snapshot in snapshots { apply(snapshot) }
             }
         }
     }
 
-    /// Applies `snapshot`, or logs and counts why not.
+    /// Applies `snapshot`, counting it when it changed the settings, or logs and counts why not.
     ///
     /// ```swift
     /// service.apply(reader.snapshot())
     /// ```
-    public func apply(_ snapshot: ConfigSnapshotReader, counted: Bool = true) {
+    public func apply(_ snapshot: ConfigSnapshotReader) {
         do {
+            let before = app[\.serverConfig]
             try app.update(from: snapshot, with: ServerConfig.mapping)
-            if counted { reloads.recordApplied() }
+            if app[\.serverConfig] != before { reloads.recordApplied() }
         } catch {
             reloads.recordRejected(error)
             logger.error("configuration not applied: \(error.message)")

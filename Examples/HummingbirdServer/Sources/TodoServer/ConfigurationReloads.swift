@@ -22,7 +22,7 @@ public final class ConfigurationReloads: Sendable {
     /// ```
     public init() {}
 
-    /// Configurations applied: the one the server booted with, then each change.
+    /// Configurations applied: the one the server booted with, then each that changed the settings.
     ///
     /// ```swift
     /// if reloads.applied > 1 { print("reloaded") }

@@ -9,7 +9,7 @@ import Logging
 /// ```swift
 /// let app = Context(name: "app") { $0.serverConfig = ServerConfig(databasePath: nil) }
 /// ```
-public struct ServerConfig: Sendable {
+public struct ServerConfig: Sendable, Equatable {
     /// The SQLite file; `nil` keeps the database in memory (tests, the load test).
     public var databasePath: String?
     /// What `GET /hello` says.

@@ -6,7 +6,8 @@ import Synchronization
 // MARK: - RequestBase
 
 /// The context each request's scope starts from: a child of the app context that holds the mapped
-/// settings (``ServerConfig/mapping``) of one configuration. Each change of the app context's settings
+/// settings (``ServerConfig/mapping``, whose values are all in `serverConfig`, which this observes) of one
+/// configuration. Each change of the app context's settings
 /// makes a new one, so that a request already running keeps the settings it started with, and the next
 /// request starts from the new ones. Nothing is copied per request: a request pays a lock and one more
 /// context in its chain.

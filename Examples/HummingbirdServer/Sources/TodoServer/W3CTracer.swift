@@ -41,7 +41,7 @@ public final class W3CTracer: Tracer {
     /// The most `baggage` members this service takes: the count W3C Baggage asks every platform to
     /// propagate at least. A header with more is ignored.
     static let maximumBaggageMembers = 64
-    /// The longest value taken, in characters, once decoded.
+    /// The longest value taken, in bytes of UTF-8, once decoded.
     static let maximumValueLength = 256
 
     /// Makes a tracer that carries across services what `bridge` says, and logs to `logger`.
@@ -204,7 +204,8 @@ public final class W3CTracer: Tracer {
         }
         var values: [String: String] = [:]
         var unknown: [String] = []
-        for member in members {
+        // Empty members (a trailing comma) are tolerated, as in every HTTP list.
+        for member in members where !member.allSatisfy({ $0 == " " || $0 == "\t" }) {
             // `key=value;properties`: properties are not used here.
             let pair = member.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -229,14 +230,14 @@ public final class W3CTracer: Tracer {
         return values
     }
 
-    /// A member's value, percent-decoded, when it is valid and, decoded, at most
-    /// ``maximumValueLength`` characters of printable text; else nil.
+    /// A member's value, percent-decoded, when it is valid and, decoded, 1 to ``maximumValueLength`` bytes
+    /// of printable text; else nil.
     static func takenValue(_ raw: Substring) -> String? {
         let encoded = raw.trimmingCharacters(in: .whitespaces)
         // W3C Baggage: printable ASCII except space, `"`, `,`, `;` and `\`; anything else is percent-encoded.
         guard encoded.utf8.allSatisfy({ (0x21...0x7E).contains($0) && !"\",;\\".utf8.contains($0) }),
             let value = encoded.removingPercentEncoding,
-            value.count <= maximumValueLength,
+            (1...maximumValueLength).contains(value.utf8.count),
             value.unicodeScalars.allSatisfy({ !$0.properties.generalCategory.isControl })
         else { return nil }
         return value
