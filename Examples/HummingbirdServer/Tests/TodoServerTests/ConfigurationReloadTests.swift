@@ -56,17 +56,9 @@ private func withConfiguredServer(
         environment: environment,
         logger: Logger(label: "config", factory: { _ in SwiftLogNoOpLogHandler() })
     )
-    let ports = AsyncStream<Int>.makeStream()
-    let (_, application) = try await buildApplication(
-        config: ServerConfig(),
-        configuration: source,
-        reloads: reloads,
-        audit: audit,
-        port: 0,
-        logger: logger,
-        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
-    )
-    try await serveOnLoopback(application, ports: ports.stream, logger: logger, body)
+    try await withServerOnPort(configuration: source, reloads: reloads, audit: audit, logger: logger) {
+        try await body($1)
+    }
 }
 
 /// Asks `GET /hello` until it says `greeting`, for at most 10 seconds.

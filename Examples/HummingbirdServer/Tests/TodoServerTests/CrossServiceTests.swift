@@ -22,17 +22,7 @@ private enum TestTracing {
 /// `body`, given its port; then stops it.
 private func withTracedServer(peerPort: Int? = nil, _ body: (Int) async throws -> Void) async throws {
     _ = TestTracing.tracer
-    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-    let ports = AsyncStream<Int>.makeStream()
-    let (_, application) = try await buildApplication(
-        config: ServerConfig(),
-        tracing: true,
-        peerPort: peerPort,
-        port: 0,
-        logger: logger,
-        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
-    )
-    try await serveOnLoopback(application, ports: ports.stream, logger: logger, body)
+    try await withServerOnPort(tracing: true, peerPort: peerPort) { try await body($1) }
 }
 
 /// The value after `name=` in `text`, up to the next space.

@@ -19,20 +19,40 @@ func withServer(
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     _ body: (inout LoopbackConnection) async throws -> Void
 ) async throws -> Context {
-    let ports = AsyncStream<Int>.makeStream()
-    let (app, application) = try await buildApplication(
-        config: config,
-        audit: audit,
-        port: 0,
-        logger: logger,
-        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
-    )
-    try await serveOnLoopback(application, ports: ports.stream, logger: logger) { port in
+    try await withServerOnPort(config: config, audit: audit, logger: logger) { app, port in
         try await withLoopbackConnection(port: port) { http in
             #expect(!app.isEnded, "the app context lives while the server serves")
             try await body(&http)
         }
     }
+}
+
+/// Serves the app `buildApplication` makes from these arguments on an ephemeral port of 127.0.0.1, for
+/// `body`, given the app context and the port; then stops the server gracefully. Returns the app context.
+@discardableResult
+func withServerOnPort(
+    config: ServerConfig = ServerConfig(),
+    configuration: ConfigurationSource? = nil,
+    reloads: ConfigurationReloads = ConfigurationReloads(),
+    tracing: Bool = false,
+    peerPort: Int? = nil,
+    audit: ScopeAudit = ScopeAudit(),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+    _ body: (Context, Int) async throws -> Void
+) async throws -> Context {
+    let ports = AsyncStream<Int>.makeStream()
+    let (app, application) = try await buildApplication(
+        config: config,
+        configuration: configuration,
+        tracing: tracing,
+        peerPort: peerPort,
+        reloads: reloads,
+        audit: audit,
+        port: 0,
+        logger: logger,
+        onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) }
+    )
+    try await serveOnLoopback(application, ports: ports.stream, logger: logger) { port in try await body(app, port) }
     return app
 }
 
