@@ -53,15 +53,27 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     var source: Source { memo.source }
 
-    /// Reads the value at `keyPath`, from `context` (by default the current context at creation).
+    /// Reads the value at `keyPath`, from `context` (by default the current context at creation). When a
+    /// provider behind the key path fails, an access stops the process, located at `file` and `line`: by
+    /// default, where the property is declared.
     ///
     /// ```swift
     /// @Injected(\.logger) var logger
     /// @Injected(\.logger, from: app) var appLogger
     /// ```
     @inlinable
-    public init(_ keyPath: KeyPath<ContextValues, Value> & Sendable, from context: Context = .current) {
-        self.memo = InjectedMemo(context: context, source: .keyPath { ContextValues.value(at: keyPath, of: $0) })
+    public init(
+        _ keyPath: KeyPath<ContextValues, Value> & Sendable,
+        from context: Context = .current,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        self.memo = InjectedMemo(
+            context: context,
+            source: .keyPath { ContextValues.value(at: keyPath, of: $0) },
+            file: file,
+            line: line
+        )
     }
 
     /// Reads the object provided under `type`; an access stops the process when no context provides it,
@@ -80,16 +92,25 @@ public struct Injected<Value: Sendable>: Sendable {
         self.memo = InjectedMemo(context: context, source: .object, file: file, line: line)
     }
 
-    /// Reads the object provided under `type`, or `nil` when no context provides it.
+    /// Reads the object provided under `type`, or `nil` when no context provides it. When its provider
+    /// fails, an access stops the process, located at `file` and `line`: by default, where the property
+    /// is declared.
     ///
     /// ```swift
     /// @Injected(Cache.self) var cache: Cache?
     /// ```
-    public init<Object: Sendable>(_ type: Object.Type, from context: Context = .current)
+    public init<Object: Sendable>(
+        _ type: Object.Type,
+        from context: Context = .current,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    )
     where Value == Object? {
         self.memo = InjectedMemo(
             context: context,
-            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) }
+            source: .computed { .some($0.object(type, endedScopeGivesNil: true)) },
+            file: file,
+            line: line
         )
     }
 
@@ -196,13 +217,15 @@ public struct Injected<Value: Sendable>: Sendable {
     /// where the property is read, so that nothing here looks up generic metadata for `Value`: every
     /// first read of a property made per request comes here.
     ///
-    /// A missing object, or an object whose provider fails, is reported where the property is declared
-    /// (``InjectedMemo/file``, ``InjectedMemo/line``).
+    /// A read that fails hard (a missing object, a provider that throws, behind a key path or a type,
+    /// before or after an update) is reported where the property is declared (``InjectedMemo/file``,
+    /// ``InjectedMemo/line``): an object by type read from the initial values passes the declaration to
+    /// its lookup; any other evaluation that may reach a provider runs ``declared(_:)``.
     @inlinable @inline(never)
     func readSlowly(_ evaluate: (ContextValues) -> Value?) -> Value {
         let context = self.context
         if let recorder = ObservationRecorder.active {
-            if let value = context.trackedRead(recorder, evaluate) { return value }
+            if let value = declared({ context.trackedRead(recorder, evaluate) }) { return value }
         } else if context.readsInitial && !context.chainHasProviders {
             // The initial values never change, so what they give is valid for as long as they are read.
             if let value = evaluate(context.initial) { return memo.storeInitial(value) }
@@ -226,7 +249,7 @@ public struct Injected<Value: Sendable>: Sendable {
             // singleton already built (a transient provider builds anew on every read, a scoped object
             // ends with its scope).
             var value: Value?
-            let stable = context.readInitialRecordingStability { value = context.withValues(evaluate) }
+            let stable = declared { context.readInitialRecordingStability { value = context.withValues(evaluate) } }
             if let value {
                 if stable { return memo.storeInitial(value) }
                 memo.readsUnstableEntries.store(true, ordering: .relaxed)
@@ -236,12 +259,12 @@ public struct Injected<Value: Sendable>: Sendable {
             // After a change in the tree: what the current state gives stays valid until the tree changes
             // again, unless a provider may build anew (a transient, a scoped object).
             var value: Value?
-            let read = context.readSnapshot { value = evaluate($0) }
+            let read = declared { context.readSnapshot { value = evaluate($0) } }
             if let value {
                 if !read.hasProviders { memo.storePublished(value, generation: read.generation, in: context.tree) }
                 return value
             }
-        } else if let value = context.withValues(evaluate) {
+        } else if let value = declared({ context.withValues(evaluate) }) {
             return value
         }
         context.missingObject(Value.self, file: memo.file, line: memo.line)
@@ -254,7 +277,15 @@ public struct Injected<Value: Sendable>: Sendable {
         if case .object = source {
             return context.lookupObjectOrStop(Value.self, file: memo.file, line: memo.line)
         }
-        return context.withValues(evaluate)
+        return declared { context.withValues(evaluate) }
+    }
+
+    /// Runs `evaluation` with this property as the thread's ``ThreadSlot/injectedRead``, so that a hard
+    /// failure inside it (a provider behind a key path that throws) is reported where the property is
+    /// declared (see ``HardFailure``). The memo is alive for the call: the property holds it.
+    @inlinable
+    func declared<Result>(_ evaluation: () -> Result) -> Result {
+        ThreadSlot.injectedRead.withWord(ReferenceWord.unretained(memo), evaluation)
     }
 
     /// The property itself, to reach its ``context``: `$logger.context`.

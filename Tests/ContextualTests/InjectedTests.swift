@@ -260,9 +260,87 @@ struct InjectedTests {
         #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
         #expect(stderr.contains("refused"))
     }
+
+    @Test("A provider behind a key path that throws, read through @Injected, is reported at the property's declaration")
+    func injectedKeyPathProviderFailureReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .singleton) { _ in throw TestFailure(reason: "no TLS") }
+            }
+            _ = app.run { FailingClientHandler() }.client
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = FailingClientHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+        #expect(stderr.contains("no TLS"))
+        #expect(!stderr.contains("ResolutionFrame.swift"))
+    }
+
+    @Test("An object whose provider fails, read through @Injected after an update, is reported at its declaration")
+    func injectedProviderFailureAfterUpdateReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(Database.self, lifetime: .transient) { _ in throw TestFailure(reason: "refused") }
+            }
+            let handler = app.run { MissingDatabaseHandler() }
+            // After an update the read goes through the tree's published state, not the initial values.
+            app.update { $0.requestID = "after" }
+            _ = handler.database
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = MissingDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+        #expect(stderr.contains("refused"))
+    }
+
+    @Test("An optional object whose provider fails, read through @Injected, is reported at the property's declaration")
+    func injectedOptionalProviderFailureReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(Database.self, lifetime: .singleton) { _ in throw TestFailure(reason: "refused") }
+            }
+            _ = app.run { OptionalDatabaseHandler() }.database
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = OptionalDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+    }
+
+    @Test("A failure outside any @Injected read is located where the library stops, not at an earlier property")
+    func failureAfterInjectedReadIsNotLocatedThere() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .singleton) { _ in throw TestFailure(reason: "no TLS") }
+            }
+            // A read of this handler's property ran (and ended) on this thread before the failing one.
+            _ = app.run { URLHandler() }.url
+            _ = app[\.httpClient]
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Fatal error: Contextual: the factory"))
+        #expect(!stderr.contains("InjectedTests.swift:\(URLHandler.declaration)"))
+    }
 }
 
 // MARK: - Declarations whose line a hard failure names
+
+/// A handler whose `@Injected` client is built by a provider behind a key path.
+private struct FailingClientHandler {
+    static let declaration = #line + 1
+    @Injected(\.httpClient) var client
+}
+
+/// A handler whose optional `@Injected` object is built by a provider.
+private struct OptionalDatabaseHandler {
+    static let declaration = #line + 1
+    @Injected(Database.self) var database: Database?
+}
+
+/// A handler whose `@Injected` value no provider builds.
+private struct URLHandler {
+    static let declaration = #line + 1
+    @Injected(\.databaseURL) var url
+}
 
 /// A handler whose `@Injected` object no context provides.
 private struct MissingDatabaseHandler {

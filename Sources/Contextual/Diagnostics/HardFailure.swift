@@ -4,21 +4,37 @@
 // MARK: - HardFailure
 
 /// Stops the process for a failure that a read cannot throw (a missing object, a provider that failed, a
-/// cycle of defaults), with the error's message, located at `file` and `line`.
+/// cycle of defaults), with the error's message, located at the user's line where the library knows it.
 ///
-/// An `@Injected` property read by type passes its declaration (its initializer's `#fileID` and `#line`)
-/// where its own code meets the failure, so that a missing object (and a failing provider, read from the
-/// initial values) is reported at the user's line, where the library's own line would tell them nothing.
-/// Other failures are located where the library stops.
+/// Inside a read of an `@Injected` property that is not a warm one, the property is the thread's
+/// ``ThreadSlot/injectedRead``, and a failure anywhere in that read (a missing object, a provider behind a
+/// key path that throws, before or after an update) is located where the property is declared (its
+/// initializer's `#fileID` and `#line`): the library's own line would tell the reader nothing. Elsewhere
+/// the failure is located at `file` and `line`.
 ///
 /// ```swift
 /// HardFailure.stop(.missingObject(Database.self, in: context), file: memo.file, line: memo.line)
 /// ```
 @usableFromInline
 enum HardFailure {
-    /// Stops the process with `error`'s message, located at `file` and `line`.
+    /// Stops the process with `error`'s message, located where the running thread's `@Injected` read is
+    /// declared, if it is in one, else at `file` and `line`.
     @usableFromInline
     static func stop(_ error: ContextError, file: StaticString = #fileID, line: UInt = #line) -> Never {
+        if let declaration = injectedDeclaration() {
+            fatalError(error.description, file: declaration.file, line: declaration.line)
+        }
         fatalError(error.description, file: file, line: line)
+    }
+
+    /// Where the `@Injected` property the running thread reads is declared, if it is in such a read.
+    private static func injectedDeclaration() -> (file: StaticString, line: UInt)? {
+        let word = ThreadSlot.injectedRead.word
+        guard word != 0 else { return nil }
+        // Safe: the read installed its memo, which its property keeps alive for the read (see
+        // `Injected.readSlowly`); the read is running on this thread, which is the one stopping.
+        let memo = ReferenceWord.instance(word, as: AnyObject.self)
+        guard let declared = memo as? any InjectedDeclaration, declared.line != 0 else { return nil }
+        return (declared.file, declared.line)
     }
 }

@@ -15,8 +15,8 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// What the property reads.
     @usableFromInline
     let source: Injected<Value>.Source
-    /// Where a property read by type is declared: a missing object, or a provider of it that fails, is
-    /// reported there (``HardFailure``). Empty for the other forms.
+    /// Where the property is declared: a read of it that fails hard (a missing object, a provider that
+    /// throws) is reported there (``HardFailure``). Empty, with line 0, when not known.
     @usableFromInline
     let file: StaticString
     @usableFromInline
@@ -231,3 +231,7 @@ final class PublishedValue<Value: Sendable>: Sendable {
         self.generation = generation
     }
 }
+
+// MARK: - Where the property is declared
+
+extension InjectedMemo: InjectedDeclaration {}

@@ -14,7 +14,8 @@ import Darwin
 /// A word each thread has its own of: one of the words of the running thread's block (``words``), found
 /// with one `pthread` key. Either an unretained reference that a synchronous call installs for the calls
 /// it makes (``withWord(_:_:)``): the running thread's innermost default being computed
-/// (``DefaultFrame``) or provider being built (``ResolutionFrame``); or, in a slot that holds references,
+/// (``DefaultFrame``), provider being built (``ResolutionFrame``) or `@Injected` property being read
+/// (``HardFailure``); or, in a slot that holds references,
 /// a retained reference the thread keeps for later (``keepSpare(_:)``): a spare resolution frame or scope
 /// store buffer, released when the thread ends. A slot that holds references is never used with
 /// ``withWord(_:_:)``. Four of the slots (2-5) and a small buffer after the slots hold the value the
@@ -67,15 +68,19 @@ struct ThreadSlot: Sendable {
     /// The buffer (state and lock) of the store of a scope that ended on the running thread, emptied, kept
     /// for the next context that builds (retained): a scope per request allocates no store.
     static let spareScopeStoreBuffer = ThreadSlot(index: 7)
+    /// The `@Injected` property whose read the running thread is in (its memo, unretained), for
+    /// ``HardFailure``: a read that fails hard is reported where that property is declared.
+    @inlinable
+    static var injectedRead: ThreadSlot { ThreadSlot(index: 8) }
     /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
     @inlinable
-    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 8) }
+    static var pendingValueBuffer: ThreadSlot { ThreadSlot(index: 9) }
     /// The number of bytes the block keeps for a pending value.
     @inlinable
     static var pendingValueCapacity: Int { 64 }
 
     /// The number of words in a thread's block: its slots, then the pending value's buffer.
-    private static let wordCount = 8 + pendingValueCapacity / MemoryLayout<UInt>.size
+    private static let wordCount = 9 + pendingValueCapacity / MemoryLayout<UInt>.size
     /// The slots that hold retained references, released when their thread ends.
     private static let retaining = 6..<8
 
