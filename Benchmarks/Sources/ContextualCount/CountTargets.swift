@@ -39,12 +39,16 @@ enum Requirement: Sendable {
     /// `large`'s instructions over `small`'s at most `atMost`: a size ten times larger costs at most
     /// `atMost` times more.
     case scaling(small: Measure, large: Measure, atMost: Double)
+    /// `large`'s instructions less `small`'s, over the `units` that `large` does more, at most `atMost`
+    /// instructions: what each unit (a scoped object) costs.
+    case perUnit(small: Measure, large: Measure, units: Int, atMost: Double)
 
     var measures: [Measure] {
         switch self {
         case .ratio(let contextual, let peer, _): [contextual, peer]
         case .allocations(let measure, _): [measure]
         case .scaling(let small, let large, _): [small, large]
+        case .perUnit(let small, let large, _, _): [small, large]
         }
     }
 }
@@ -177,6 +181,15 @@ let countTargets: [CountTarget] =
                 ),
                 peer: Measure(group: scopedObjectGroup, system: .dependencies, iterations: expensive, build: .debug),
                 required: 2
+            )
+        ),
+        CountTarget(
+            name: "a scope's scoped objects past its first: at most 2,000 instructions each",
+            requirement: .perUnit(
+                small: Measure(group: scopedObjectsGroup(1), system: .contextual, iterations: expensive),
+                large: Measure(group: scopedObjectsGroup(8), system: .contextual, iterations: expensive),
+                units: 7,
+                atMost: 2_000
             )
         ),
     ] + registrationTargets + operationTargets + testContextTargets

@@ -72,6 +72,18 @@ func judge(_ target: CountTarget, figures: [Measure: Figures], knownMisses: Set<
             value: ratio,
             verdict: verdict(met: ratio <= atMost)
         )
+    case .perUnit(let small, let large, let units, let atMost):
+        guard let smaller = figures[small], let larger = figures[large] else {
+            return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
+        }
+        let each = (larger.instructions - smaller.instructions) / Double(units)
+        return Judged(
+            target: target,
+            contextual: larger,
+            peer: smaller,
+            value: each,
+            verdict: verdict(met: each <= atMost * (1 + margin))
+        )
     case .allocations(let measure, let atMost):
         guard let mine = figures[measure] else {
             return Judged(target: target, contextual: nil, peer: nil, value: nil, verdict: .notMeasured)
@@ -134,6 +146,10 @@ func markdownTable(_ judged: [Judged]) -> String {
             let instructions = { (figures: Figures?) in figures.map { "\(formatCount($0.instructions)) Ir" } ?? "—" }
             row += "\(instructions(entry.contextual)) | \(small.group): \(instructions(entry.peer)) | "
             row += (entry.value.map(formatRatio) ?? "—") + " | ≤ \(formatRatio(atMost))"
+        case .perUnit(let small, _, _, let atMost):
+            let instructions = { (figures: Figures?) in figures.map { "\(formatCount($0.instructions)) Ir" } ?? "—" }
+            row += "\(instructions(entry.contextual)) | \(small.group): \(instructions(entry.peer)) | "
+            row += (entry.value.map { "\(formatCount($0)) Ir each" } ?? "—") + " | ≤ \(formatCount(atMost)) Ir each"
         }
         table += row + " | \(entry.verdict.text) |\n"
     }

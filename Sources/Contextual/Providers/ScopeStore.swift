@@ -291,6 +291,9 @@ extension ScopeStore.State {
                 let builder: ScopeStore.Builder =
                     shutdown == nil && provider.lifetime == .singleton
                     ? .singleton(provider.entryType) : .provider(provider)
+                // Room for a few once a scope builds a second object: one allocation instead of three
+                // up to five objects.
+                if self.built.count == 1 { self.built.reserveCapacity(5) }
                 self.built.append(ScopeStore.BuiltObject(builder: builder, object: shutdown))
                 if scopeEnded.load(ordering: .acquiring) { outcome = .ended }
             }
@@ -395,25 +398,105 @@ extension ScopeStore {
 
 extension ScopeStore {
     /// The cells of a scope's scoped objects, by provider identity: the first inline (most scopes build
-    /// one or two scoped objects: no dictionary to allocate and hash), the others in a dictionary.
+    /// one or two scoped objects: nothing to allocate), the next ones in a list searched by identity,
+    /// which costs less than hashing while it is short, and past ``Cells/searchedLength`` of them all in
+    /// a dictionary (a scope with thousands of objects stays linear).
     struct Cells {
         private var first: (provider: AnyObject, cell: AnyBuildCell)?
-        private var more: [ObjectIdentifier: (provider: AnyObject, cell: AnyBuildCell)] = [:]
+        /// The cells added after the first. One word, as the dictionary alone was: a store is moved and
+        /// emptied once per request, and each word of it costs there.
+        private var more = More.none
+
+        /// Where the cells after the first are kept.
+        private enum More {
+            case none
+            /// In order of addition, at most ``Cells/searchedLength``.
+            case list([(provider: AnyObject, cell: AnyBuildCell)])
+            /// By the provider's identity.
+            case indexed([ObjectIdentifier: (provider: AnyObject, cell: AnyBuildCell)])
+        }
+
+        /// The longest list searched entry by entry: 16 comparisons of a reference cost about what
+        /// hashing one does.
+        static var searchedLength: Int { 16 }
 
         /// The cell of `provider`, if it has one here.
+        ///
+        /// - Complexity: O(1) for the first cell; O(*n*) up to ``searchedLength`` more, O(1) past that.
         subscript(provider: AnyObject) -> (AnyBuildCell)? {
             if let first, first.provider === provider { return first.cell }
-            return more.isEmpty ? nil : more[ObjectIdentifier(provider)]?.cell
+            if case .none = more { return nil }
+            return laterCell(of: provider)
+        }
+
+        /// The cell of `provider` among those after the first.
+        @inline(never)
+        private func laterCell(of provider: AnyObject) -> AnyBuildCell? {
+            switch more {
+            case .none:
+                return nil
+            case .list(let list):
+                for index in list.indices where list[index].provider === provider { return list[index].cell }
+                return nil
+            case .indexed(let cells):
+                return cells[ObjectIdentifier(provider)]?.cell
+            }
         }
 
         /// Adds the cell of `provider`, which has none here.
+        ///
+        /// - Complexity: amortized O(1).
+        @inline(__always)
         mutating func insert(_ cell: AnyBuildCell, for provider: AnyObject) {
-            if first == nil { first = (provider, cell) } else { more[ObjectIdentifier(provider)] = (provider, cell) }
+            if first == nil {
+                first = (provider, cell)
+            } else {
+                insertLater(cell, for: provider)
+            }
+        }
+
+        /// Adds the cell of `provider` after the first.
+        @inline(never)
+        private mutating func insertLater(_ cell: AnyBuildCell, for provider: AnyObject) {
+            // Each payload is taken out before it is changed, so that it is not copied (`more` would
+            // share it).
+            switch more {
+            case .none:
+                // Room for a few: a list grown one element at a time allocates at 1, 2, 4 and 8.
+                var list: [(provider: AnyObject, cell: AnyBuildCell)] = []
+                list.reserveCapacity(4)
+                list.append((provider, cell))
+                more = .list(list)
+            case .list(var list):
+                more = .none
+                if list.count < Self.searchedLength {
+                    list.append((provider, cell))
+                    more = .list(list)
+                } else {
+                    // The list outgrows a search: every cell by its provider's identity, once.
+                    var cells = [ObjectIdentifier: (provider: AnyObject, cell: AnyBuildCell)](
+                        minimumCapacity: 2 * Self.searchedLength
+                    )
+                    for entry in list { cells[ObjectIdentifier(entry.provider)] = entry }
+                    cells[ObjectIdentifier(provider)] = (provider, cell)
+                    more = .indexed(cells)
+                }
+            case .indexed(var cells):
+                more = .none
+                cells[ObjectIdentifier(provider)] = (provider, cell)
+                more = .indexed(cells)
+            }
         }
 
         /// The identities of the cells, the first added first.
         var identities: [ObjectIdentifier] {
-            (first.map { [ObjectIdentifier($0.cell)] } ?? []) + more.values.map { ObjectIdentifier($0.cell) }
+            let others: [(provider: AnyObject, cell: AnyBuildCell)] =
+                switch more {
+                case .none: []
+                case .list(let list): list
+                case .indexed(let cells): Array(cells.values)
+                }
+            return (first.map { [ObjectIdentifier($0.cell)] } ?? []) + others.map { ObjectIdentifier($0.cell) }
         }
 
         /// Whether nothing but this table holds the cell added first (false when there is none).

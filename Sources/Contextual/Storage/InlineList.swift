@@ -26,6 +26,12 @@ struct InlineList<Element> {
         if first == nil { first = element } else { more.append(element) }
     }
 
+    /// Makes room for `capacity` elements in all, so that appending up to that many allocates at most
+    /// once (grown one at a time, an array allocates at 1, 2, 4 and 8 elements).
+    mutating func reserveCapacity(_ capacity: Int) {
+        more.reserveCapacity(capacity - 1)
+    }
+
     /// Removes the first element that `matches`, keeping the order of the others.
     ///
     /// - Complexity: O(n).
