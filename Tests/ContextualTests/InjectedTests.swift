@@ -273,7 +273,54 @@ struct InjectedTests {
         let line = FailingClientHandler.declaration
         #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
         #expect(stderr.contains("no TLS"))
-        #expect(!stderr.contains("ResolutionFrame.swift"))
+        #expect(!stderr.contains("ContextValues+Providers.swift"))
+    }
+
+    @Test("A key-path provider that throws, read through @Injected after an update, is reported at its declaration")
+    func injectedKeyPathProviderFailureAfterUpdateReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .transient) { _ in throw TestFailure(reason: "no TLS") }
+            }
+            let handler = app.run { FailingClientHandler() }
+            app.update { $0.requestID = "after" }
+            _ = handler.client
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = FailingClientHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+    }
+
+    @Test("An object whose provider fails, read through @Injected under tracking, is reported at its declaration")
+    func injectedProviderFailureUnderTrackingReportedAtDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                $0.provide(Database.self, lifetime: .singleton) { _ in throw TestFailure(reason: "refused") }
+            }
+            let handler = app.run { MissingDatabaseHandler() }
+            _ = ObservationRegistry.withTracking({ handler.database }, onChange: {})
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let line = MissingDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
+    }
+
+    @Test("A failure of an @Injected read inside a factory is reported at that property, not at the one being built")
+    func nestedInjectedFailureReportedAtInnerDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = Context(name: "app") {
+                // Building the client reads a handler's database, which no context provides.
+                $0.provide(\.httpClient, lifetime: .singleton) { _ in
+                    _ = MissingDatabaseHandler().database
+                    return HTTPClient(name: "never")
+                }
+            }
+            _ = app.run { FailingClientHandler() }.client
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let inner = MissingDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(inner): Fatal error: Contextual: no object"))
+        #expect(!stderr.contains("InjectedTests.swift:\(FailingClientHandler.declaration)"))
     }
 
     @Test("An object whose provider fails, read through @Injected after an update, is reported at its declaration")

@@ -22,7 +22,8 @@ struct ScopeCellsTests {
         static func of<Element>(_ type: Element.Type) -> PartType {
             PartType(
                 name: "\(Element.self)",
-                register: { values, log in values.provide(Part<Element>.self, lifetime: .scoped) { _ in Part(log: log) }
+                register: { values, log in
+                    values.provide(Part<Element>.self, lifetime: .scoped) { _ in Part(log: log) }
                 },
                 resolve: { try $0.require(Part<Element>.self) }
             )
@@ -63,5 +64,23 @@ struct ScopeCellsTests {
         #expect(log.all == types.reversed().map(\.name))
         try await other.shutdown()
         #expect(log.all.count == 2 * count)
+    }
+
+    @Test("Scopes made one after another on a thread, each reusing the last one's store, build their own objects")
+    func reusedStoresStartEmpty() throws {
+        let log = Collector<String>()
+        let types = Self.types
+        let app = Context(name: "app") { values in for type in types { type.register(&values, log) } }
+        // Every object is kept, so that no address is reused and identities compare across rounds.
+        var kept: [AnyObject] = []
+        for _ in 0..<3 {
+            // Each scope ends at the end of its round, on this thread: the next one takes its store's buffer.
+            let scope = app.scope(name: "request")
+            let objects = try types.map { try $0.resolve(scope) }
+            let again = try types.map { try $0.resolve(scope) }
+            #expect(zip(objects, again).allSatisfy { $0 === $1 })
+            kept += objects
+        }
+        #expect(Set(kept.map(ObjectIdentifier.init)).count == 3 * types.count)
     }
 }

@@ -55,41 +55,49 @@ enum ScopedObjectsFixture {
     ]
 }
 
+/// A request's orders, made per request.
 final class OrderRepository: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// A request's customers, made per request.
 final class CustomerRepository: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// A request's invoices, made per request.
 final class InvoiceRepository: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// What a request did, made per request.
 final class AuditTrail: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// What a request read once, made per request.
 final class RequestCache: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// What a request may do, made per request.
 final class PermissionCheck: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// What a request sends when it ends, made per request.
 final class EventOutbox: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }
 }
 
+/// A request's search, made per request.
 final class SearchQuery: Sendable {
     let requestID: RequestID
     init(requestID: RequestID) { self.requestID = requestID }

@@ -6,11 +6,13 @@
 /// Stops the process for a failure that a read cannot throw (a missing object, a provider that failed, a
 /// cycle of defaults), with the error's message, located at the user's line where the library knows it.
 ///
-/// Inside a read of an `@Injected` property that is not a warm one, the property is the thread's
-/// ``ThreadSlot/injectedRead``, and a failure anywhere in that read (a missing object, a provider behind a
-/// key path that throws, before or after an update) is located where the property is declared (its
-/// initializer's `#fileID` and `#line`): the library's own line would tell the reader nothing. Elsewhere
-/// the failure is located at `file` and `line`.
+/// A read of an `@Injected` property that may reach a provider installs the property as the thread's
+/// ``ThreadSlot/injectedRead`` (see `Injected.readSlowly`), and a failure of that read (a provider behind
+/// a key path that throws, an object missing or failing after an update) is located where the property
+/// is declared (its initializer's `#fileID` and `#line`): the library's own line would tell the reader
+/// nothing. A factory runs with the word cleared, so a failure in its own code is located by that code.
+/// Elsewhere the failure is located at `file` and `line`: an `@Injected` read by type from the initial
+/// values passes its declaration there itself.
 ///
 /// ```swift
 /// HardFailure.stop(.missingObject(Database.self, in: context), file: memo.file, line: memo.line)
@@ -34,7 +36,7 @@ enum HardFailure {
         // Safe: the read installed its memo, which its property keeps alive for the read (see
         // `Injected.readSlowly`); the read is running on this thread, which is the one stopping.
         let memo = ReferenceWord.instance(word, as: AnyObject.self)
-        guard let declared = memo as? any InjectedDeclaration, declared.line != 0 else { return nil }
+        guard let declared = memo as? any InjectedDeclaration else { return nil }
         return (declared.file, declared.line)
     }
 }

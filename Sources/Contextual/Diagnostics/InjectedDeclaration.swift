@@ -8,6 +8,6 @@
 protocol InjectedDeclaration: AnyObject {
     /// The `#fileID` of the property's declaration.
     var file: StaticString { get }
-    /// The `#line` of the property's declaration, or 0 when it is not known.
+    /// The `#line` of the property's declaration.
     var line: UInt { get }
 }

@@ -104,7 +104,9 @@ final class ResolutionFrame: Sendable {
     /// Runs `body`, a synchronous factory, with `frame` as the running thread's innermost build: in the
     /// thread's ``ThreadSlot/resolutionFrame`` word, unretained (kept alive here while installed), rather
     /// than by a task-local push, which allocates outside a task and costs a few hundred instructions.
-    /// `thread` is the running thread's block.
+    /// `thread` is the running thread's block. The factory runs outside any `@Injected` read
+    /// (``ThreadSlot/injectedRead`` is 0 for it): a hard failure in its own code is located by that code
+    /// (an `@Injected` property it reads, or the library's line), not at the property whose read built it.
     @usableFromInline
     static func withCurrent<Result>(
         _ frame: ResolutionFrame,
@@ -112,7 +114,14 @@ final class ResolutionFrame: Sendable {
         _ body: () throws -> Result
     ) rethrows -> Result {
         try withExtendedLifetime(frame) {
-            try ThreadSlot.resolutionFrame.withWord(ReferenceWord.unretained(frame), in: thread, body)
+            // Both words installed and put back together (as `ThreadSlot.withWord(_:in:_:)` does one).
+            let frameSlot = thread.words + ThreadSlot.resolutionFrame.index
+            let readSlot = thread.words + ThreadSlot.injectedRead.index
+            let (previousFrame, previousRead) = (frameSlot.pointee, readSlot.pointee)
+            frameSlot.pointee = ReferenceWord.unretained(frame)
+            readSlot.pointee = 0
+            defer { (frameSlot.pointee, readSlot.pointee) = (previousFrame, previousRead) }
+            return try body()
         }
     }
 

@@ -399,12 +399,13 @@ extension ScopeStore {
 extension ScopeStore {
     /// The cells of a scope's scoped objects, by provider identity: the first inline (most scopes build
     /// one or two scoped objects: nothing to allocate), the next ones in a list searched by identity,
-    /// which costs less than hashing while it is short, and past ``Cells/searchedLength`` of them all in
-    /// a dictionary (a scope with thousands of objects stays linear).
+    /// which costs less than hashing while it is short, and past ``Cells/searchedLength`` of them all but
+    /// the first in a dictionary (a scope with thousands of objects stays linear).
     struct Cells {
         private var first: (provider: AnyObject, cell: AnyBuildCell)?
-        /// The cells added after the first. One word, as the dictionary alone was: a store is moved and
-        /// emptied once per request, and each word of it costs there.
+        /// The cells added after the first: nothing until a second object, then the list, then the
+        /// dictionary, in one field (a store is moved and emptied once per request, and each field of it
+        /// costs there).
         private var more = More.none
 
         /// Where the cells after the first are kept.

@@ -15,8 +15,8 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     /// What the property reads.
     @usableFromInline
     let source: Injected<Value>.Source
-    /// Where the property is declared: a read of it that fails hard (a missing object, a provider that
-    /// throws) is reported there (``HardFailure``). Empty, with line 0, when not known.
+    /// Where the property is declared (its initializer's `file:` and `line:`): a read of it that fails
+    /// hard (a missing object, a provider that throws) is reported there (``HardFailure``).
     @usableFromInline
     let file: StaticString
     @usableFromInline
@@ -118,7 +118,7 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     }
 
     @usableFromInline
-    init(context: Context, source: Injected<Value>.Source, file: StaticString = "", line: UInt = 0) {
+    init(context: Context, source: Injected<Value>.Source, file: StaticString, line: UInt) {
         self.context = context
         self.file = file
         self.line = line

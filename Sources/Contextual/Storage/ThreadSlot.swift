@@ -80,7 +80,7 @@ struct ThreadSlot: Sendable {
     static var pendingValueCapacity: Int { 64 }
 
     /// The number of words in a thread's block: its slots, then the pending value's buffer.
-    private static let wordCount = 9 + pendingValueCapacity / MemoryLayout<UInt>.size
+    private static let wordCount = pendingValueBuffer.index + pendingValueCapacity / MemoryLayout<UInt>.size
     /// The slots that hold retained references, released when their thread ends.
     private static let retaining = 6..<8
 
