@@ -353,6 +353,21 @@ struct InjectedTests {
         #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(line): Fatal error: Contextual: the factory"))
     }
 
+    @Test("A failure of an @Injected read inside a key's default is reported at that property, not the outer one")
+    func failureInsideDefaultReportedAtInnerDeclaration() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // A provider in the chain: the outer read installs its property as the thread's read.
+            let app = Context(name: "app") {
+                $0.provide(\.httpClient, lifetime: .singleton) { _ in HTTPClient(name: "c") }
+            }
+            _ = app.run { BrokenDefaultHandler() }.value
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let inner = MissingDatabaseHandler.declaration
+        #expect(stderr.contains("ContextualTests/InjectedTests.swift:\(inner): Fatal error: Contextual: no object"))
+        #expect(!stderr.contains("InjectedTests.swift:\(BrokenDefaultHandler.declaration)"))
+    }
+
     @Test("A failure outside any @Injected read is located where the library stops, not at an earlier property")
     func failureAfterInjectedReadIsNotLocatedThere() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -370,6 +385,24 @@ struct InjectedTests {
 }
 
 // MARK: - Declarations whose line a hard failure names
+
+/// A key whose default reads an `@Injected` object that no context provides.
+private enum BrokenDefaultKey: ContextKey {
+    static var defaultValue: String { MissingDatabaseHandler().database.url }
+}
+
+extension ContextValues {
+    fileprivate var brokenDefault: String {
+        get { self[BrokenDefaultKey.self] }
+        set { self[BrokenDefaultKey.self] = newValue }
+    }
+}
+
+/// A handler whose `@Injected` value has a default that fails.
+private struct BrokenDefaultHandler {
+    static let declaration = #line + 1
+    @Injected(\.brokenDefault) var value
+}
 
 /// A handler whose `@Injected` client is built by a provider behind a key path.
 private struct FailingClientHandler {

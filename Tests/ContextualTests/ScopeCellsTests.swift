@@ -73,8 +73,9 @@ struct ScopeCellsTests {
         let app = Context(name: "app") { values in for type in types { type.register(&values, log) } }
         // Every object is kept, so that no address is reused and identities compare across rounds.
         var kept: [AnyObject] = []
-        for _ in 0..<3 {
+        for round in 0..<3 {
             // Each scope ends at the end of its round, on this thread: the next one takes its store's buffer.
+            if round > 0 { #expect(ThreadSlot.spareScopeStoreBuffer.word != 0) }
             let scope = app.scope(name: "request")
             let objects = try types.map { try $0.resolve(scope) }
             let again = try types.map { try $0.resolve(scope) }

@@ -54,9 +54,22 @@ final class DefaultFrame: Sendable {
         return word == 0 ? nil : ReferenceWord.instance(word, as: DefaultFrame.self)
     }
 
-    /// Runs `body` (a default's computation) with `frame` as the running thread's innermost frame.
+    /// Runs `body` (a default's computation) with `frame` as the running thread's innermost frame, and
+    /// outside any `@Injected` read (``ThreadSlot/injectedRead`` is 0 for it): a hard failure in the
+    /// default's own code, or a default that reads itself, is located by that code, not at the property
+    /// whose read asked for the default (see ``HardFailure``).
     static func withCurrent<Result>(_ frame: DefaultFrame, _ body: () -> Result) -> Result {
-        withExtendedLifetime(frame) { ThreadSlot.defaultFrame.withWord(ReferenceWord.unretained(frame), body) }
+        withExtendedLifetime(frame) {
+            // Both words installed and put back together (as `ThreadSlot.withWord(_:in:_:)` does one).
+            let thread = ThreadSlot.Block.running
+            let frameSlot = thread.words + ThreadSlot.defaultFrame.index
+            let readSlot = thread.words + ThreadSlot.injectedRead.index
+            let (previousFrame, previousRead) = (frameSlot.pointee, readSlot.pointee)
+            frameSlot.pointee = ReferenceWord.unretained(frame)
+            readSlot.pointee = 0
+            defer { (frameSlot.pointee, readSlot.pointee) = (previousFrame, previousRead) }
+            return body()
+        }
     }
 
     // MARK: - Waiting for another computation

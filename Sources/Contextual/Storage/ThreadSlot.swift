@@ -69,7 +69,9 @@ struct ThreadSlot: Sendable {
     /// for the next context that builds (retained): a scope per request allocates no store.
     static let spareScopeStoreBuffer = ThreadSlot(index: 7)
     /// The `@Injected` property whose read the running thread is in (its memo, unretained), for
-    /// ``HardFailure``: a read that fails hard is reported where that property is declared.
+    /// ``HardFailure``: a read that fails hard is reported where that property is declared. 0 while a
+    /// synchronous factory or a default runs (``ResolutionFrame/withCurrent(_:in:_:)`` and
+    /// ``DefaultFrame/withCurrent(_:_:)`` write it with their own word, directly).
     @inlinable
     static var injectedRead: ThreadSlot { ThreadSlot(index: 8) }
     /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
