@@ -293,7 +293,7 @@ extension ScopeStore.State {
                     ? .singleton(provider.entryType) : .provider(provider)
                 // Room for a few once a scope builds a second object: one allocation instead of three
                 // up to five objects.
-                if self.built.count == 1 { self.built.reserveCapacity(5) }
+                if self.built.holdsOne { self.built.reserveCapacity(5) }
                 self.built.append(ScopeStore.BuiltObject(builder: builder, object: shutdown))
                 if scopeEnded.load(ordering: .acquiring) { outcome = .ended }
             }

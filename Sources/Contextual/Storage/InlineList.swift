@@ -26,6 +26,10 @@ struct InlineList<Element> {
         if first == nil { first = element } else { more.append(element) }
     }
 
+    /// Whether the list holds one element: its first, inline. Spelled out rather than `count == 1`, which
+    /// a debug build computes through `Collection`'s generic distance and looks up metadata for.
+    var holdsOne: Bool { first != nil && more.isEmpty }
+
     /// Makes room for `capacity` elements in all, so that appending up to that many allocates at most
     /// once (grown one at a time, an array allocates at 1, 2, 4 and 8 elements).
     mutating func reserveCapacity(_ capacity: Int) {
