@@ -114,14 +114,11 @@ final class ResolutionFrame: Sendable {
         _ body: () throws -> Result
     ) rethrows -> Result {
         try withExtendedLifetime(frame) {
-            // Both words installed and put back together (as `ThreadSlot.withWord(_:in:_:)` does one).
-            let frameSlot = thread.words + ThreadSlot.resolutionFrame.index
-            let readSlot = thread.words + ThreadSlot.injectedRead.index
-            let (previousFrame, previousRead) = (frameSlot.pointee, readSlot.pointee)
-            frameSlot.pointee = ReferenceWord.unretained(frame)
-            readSlot.pointee = 0
-            defer { (frameSlot.pointee, readSlot.pointee) = (previousFrame, previousRead) }
-            return try body()
+            try ThreadSlot.resolutionFrame.withWordOutsideInjectedRead(
+                ReferenceWord.unretained(frame),
+                in: thread,
+                body
+            )
         }
     }
 

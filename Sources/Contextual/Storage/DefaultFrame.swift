@@ -60,15 +60,7 @@ final class DefaultFrame: Sendable {
     /// whose read asked for the default (see ``HardFailure``).
     static func withCurrent<Result>(_ frame: DefaultFrame, _ body: () -> Result) -> Result {
         withExtendedLifetime(frame) {
-            // Both words installed and put back together (as `ThreadSlot.withWord(_:in:_:)` does one).
-            let thread = ThreadSlot.Block.running
-            let frameSlot = thread.words + ThreadSlot.defaultFrame.index
-            let readSlot = thread.words + ThreadSlot.injectedRead.index
-            let (previousFrame, previousRead) = (frameSlot.pointee, readSlot.pointee)
-            frameSlot.pointee = ReferenceWord.unretained(frame)
-            readSlot.pointee = 0
-            defer { (frameSlot.pointee, readSlot.pointee) = (previousFrame, previousRead) }
-            return body()
+            ThreadSlot.defaultFrame.withWordOutsideInjectedRead(ReferenceWord.unretained(frame), body)
         }
     }
 

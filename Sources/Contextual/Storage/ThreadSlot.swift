@@ -70,8 +70,7 @@ struct ThreadSlot: Sendable {
     static let spareScopeStoreBuffer = ThreadSlot(index: 7)
     /// The `@Injected` property whose read the running thread is in (its memo, unretained), for
     /// ``HardFailure``: a read that fails hard is reported where that property is declared. 0 while a
-    /// synchronous factory or a default runs (``ResolutionFrame/withCurrent(_:in:_:)`` and
-    /// ``DefaultFrame/withCurrent(_:_:)`` write it with their own word, directly).
+    /// synchronous factory or a default runs (``withWordOutsideInjectedRead(_:in:_:)``).
     @inlinable
     static var injectedRead: ThreadSlot { ThreadSlot(index: 8) }
     /// The first of the words that hold a pending value (see ``PendingWrite``): raw memory, not a slot.
@@ -187,6 +186,26 @@ struct ThreadSlot: Sendable {
         let previous = slot.pointee
         slot.pointee = word
         defer { slot.pointee = previous }
+        return try body()
+    }
+
+    /// Runs `body` with `word` as the running thread's word and ``injectedRead`` 0, then puts both
+    /// previous words back: a build or a default's computation, which runs outside the `@Injected` read
+    /// that asked for it (see ``HardFailure``). Both words in one step, as ``withWord(_:in:_:)`` does one.
+    ///
+    /// - Precondition: as ``withWord(_:in:_:)``.
+    @inlinable
+    func withWordOutsideInjectedRead<Result>(
+        _ word: UInt,
+        in thread: Block = .running,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
+        let slot = thread.words + index
+        let readSlot = thread.words + ThreadSlot.injectedRead.index
+        let (previous, previousRead) = (slot.pointee, readSlot.pointee)
+        slot.pointee = word
+        readSlot.pointee = 0
+        defer { (slot.pointee, readSlot.pointee) = (previous, previousRead) }
         return try body()
     }
 
