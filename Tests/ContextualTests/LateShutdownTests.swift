@@ -38,8 +38,7 @@ struct LateShutdownTests {
         #expect(error?.message.contains("failed for 1 of 1 object:") == true)
         #expect(error?.underlyingErrors.first.map { ($0 as? ContextError)?.code == .buildTimedOut } == true)
         gate.open()
-        let deadline = Date().addingTimeInterval(30)
-        while reported.withLock({ $0.isEmpty }) && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await waitUntil { !reported.withLock { $0.isEmpty } }
         let late = try #require(reported.withLock { $0.first })
         #expect(late.code == .shutdownFailed)
         #expect(late.message.contains("'request'"))

@@ -29,12 +29,6 @@ private func makeApp(fails: Bool = false, reported: Locked<[ContextError]>) -> C
     }
 }
 
-/// Waits up to 10 s for `condition`.
-private func eventually(_ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(10)
-    while !condition() && Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
-}
-
 @Suite("A request scope ends exactly once, when its last holder ends it or when it is dropped")
 struct RequestScopeTests {
     // MARK: - Ending
@@ -94,7 +88,8 @@ struct RequestScopeTests {
             work = try request.context.require(RecordingWork.self)
             request.hold()
         }
-        try await eventually { reported.withLock { !$0.isEmpty } }
+        // The scope is shut down by a task its deinit started: it runs when a thread is free.
+        #expect(await waitUntil { reported.withLock { !$0.isEmpty } })
         #expect(work?.shutdowns.withLock { $0 } == 1)
         #expect(reported.withLock { $0.first?.message.contains("'request dropped-1'") } == true)
     }

@@ -75,12 +75,10 @@ struct TerminalResizeTests {
         defer { token.cancel() }
         pty.resize(columns: 132, rows: 43)
         kill(getpid(), SIGWINCH)
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        while context[\.terminal].width != 132, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await waitUntil { context[\.terminal].width == 132 }
         #expect(context[\.terminal].width == 132)
         #expect(context[\.terminal].height == 43)
-        while seen.withLock({ $0.isEmpty }), clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await waitUntil { !seen.withLock { $0.isEmpty } }
         #expect(seen.withLock { $0.last?.width } == 132)
     }
 

@@ -1,0 +1,38 @@
+import Foundation
+
+// MARK: - Waiting for what another task or thread does
+
+/// How long a test waits for work it handed to another task or thread (a scope shut down by a
+/// task its holder's `deinit` started, a signal's handler, a reader leaving).
+///
+/// Long on purpose: on a loaded two-core machine, with the suites running in parallel and the
+/// sanitizers' slowdown, a queued task has waited over ten seconds for a thread. The limit is only
+/// reached when the promise under test is broken, and then the test fails instead of hanging.
+let waitLimit: Duration = .seconds(120)
+
+/// Waits until `condition` holds, checking it every 5 ms, for at most `limit`.
+///
+/// - Returns: Whether `condition` held: `#expect(await waitUntil { … })` fails a test that timed out.
+@discardableResult
+func waitUntil(upTo limit: Duration = waitLimit, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// Waits until `condition` holds, blocking the calling thread, checking it every millisecond, for at
+/// most `limit`: for tests that run on threads of their own.
+///
+/// - Returns: Whether `condition` held.
+@discardableResult
+func blockingWaitUntil(upTo limit: Duration = waitLimit, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(1_000)
+    }
+    return true
+}
