@@ -46,7 +46,7 @@ struct StressTests {
 
         // Everything built is released once the tree is dropped (released on other threads a little later,
         // at most: the wait is bounded).
-        let released = await stressWait(upTo: .seconds(10)) {
+        let released = await stressWait(upTo: waitLimit) {
             outcome.lives.allSatisfy { $0.aliveCount == 0 } && outcome.contexts.allSatisfy { $0.context == nil }
         }
         if !released {
@@ -55,7 +55,7 @@ struct StressTests {
             }
             let contexts = outcome.contexts.filter { $0.context != nil }.map(\.label)
             outcome.violations.record(
-                "still alive 10 s after the run: \(alive), \(contexts.count) contexts \(contexts.prefix(8))"
+                "still alive \(waitLimit) after the run: \(alive), \(contexts.count) contexts \(contexts.prefix(8))"
             )
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -47,11 +47,11 @@ struct TransientShutdownWaitTests {
         }
         await onThread { waitUntil(control.started) }
         // Lets the build end once the shutdown waits for it; if the shutdown does not wait (a regression),
-        // 5 s after it has begun, so that nothing hangs. The shutdown begins: it is called next.
+        // 60 s after it has begun, so that nothing hangs. The shutdown begins: it is called next.
         let opener = Task.detached {
             while !request.isEnded { try? await Task.sleep(for: .milliseconds(10)) }
             let begun = ContinuousClock.now
-            while !request.scopeStore.isWaitingForBuilds, begun.duration(to: .now) < .seconds(5) {
+            while !request.scopeStore.isWaitingForBuilds, begun.duration(to: .now) < .seconds(60) {
                 try? await Task.sleep(for: .milliseconds(1))
             }
             control.release.store(true, ordering: .sequentiallyConsistent)

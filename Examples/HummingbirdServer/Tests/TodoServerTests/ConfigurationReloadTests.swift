@@ -61,10 +61,10 @@ private func withConfiguredServer(
     }
 }
 
-/// Asks `GET /hello` until it says `greeting`, for at most 10 seconds.
+/// Asks `GET /hello` until it says `greeting`, for at most 30 seconds (a loaded machine delays the poll).
 private func waitForGreeting(_ greeting: String, port: Int) async throws -> Bool {
     try await withLoopbackConnection(port: port) { http in
-        for _ in 0..<1_000 {
+        for _ in 0..<3_000 {
             if try await http.get("/hello").body.hasPrefix("\(greeting) ") { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -72,9 +72,9 @@ private func waitForGreeting(_ greeting: String, port: Int) async throws -> Bool
     }
 }
 
-/// Waits until `condition` holds, for at most 10 seconds.
+/// Waits until `condition` holds, for at most 30 seconds.
 private func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<1_000 {
+    for _ in 0..<3_000 {
         if condition() { return true }
         try await Task.sleep(for: .milliseconds(10))
     }

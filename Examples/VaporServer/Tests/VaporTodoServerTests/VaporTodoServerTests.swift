@@ -25,10 +25,10 @@ final class ErrorLog: Sendable {
 
     func append(_ message: String) { messages.withLock { $0.append(message) } }
 
-    /// Waits up to 5 seconds for a message that contains `text`: a streamed body's scope ends after the
+    /// Waits up to 30 seconds for a message that contains `text`: a streamed body's scope ends after the
     /// client has read the body.
     func waitFor(_ text: String) async throws -> String? {
-        for _ in 0..<500 {
+        for _ in 0..<3_000 {
             if let message = all.first(where: { $0.contains(text) }) { return message }
             try await Task.sleep(for: .milliseconds(10))
         }
