@@ -30,20 +30,20 @@ struct ChangeStreamOrderTests {
         let model = Counted()
         let stream = model.changes(of: \.countOnce)
         // The model holds 1 from here on, and nothing changes it again.
-        let consumer = Task { () -> [Int] in
-            var seen: [Int] = []
+        let seen = Locked<[Int]>.make([])
+        let consumer = Task {
             for await value in stream {
-                seen.append(value)
+                seen.withLock { $0.append(value) }
                 if value == 1 { break }
             }
-            return seen
         }
         // Bounded: the consumer waits for a value that may never come.
-        try? await Task.sleep(for: .milliseconds(200))
+        await waitUntil { seen.withLock { $0.last == 1 } }
         consumer.cancel()
-        let seen = await consumer.value
+        await consumer.value
+        let values = seen.withLock { $0 }
         #expect(model.count == 1)
-        #expect(seen.last == 1, "the stream gave \(seen), never the value the model holds")
+        #expect(values.last == 1, "the stream gave \(values), never the value the model holds")
     }
 
     @Test("A context's stream made while another thread updates it ends with the value the context holds")
@@ -68,7 +68,8 @@ struct ChangeStreamOrderTests {
                     if value == 1 { break }
                 }
             }
-            for _ in 0..<50 where !seen.withLock({ $0.last == 1 }) { try? await Task.sleep(for: .milliseconds(1)) }
+            // The consumer is a task: on a loaded machine it may wait a while for a thread.
+            await waitUntil { seen.withLock { $0.last == 1 } }
             consumer.cancel()
             await consumer.value
             let values = seen.withLock { $0 }

@@ -37,13 +37,13 @@ struct ContinuousTrackingOrderTests {
             }
             if value == 1 {
                 probe.entered.store(true, ordering: .sequentiallyConsistent)
-                waitUntil(probe.release)  // the first call is slow: another thread's change comes meanwhile
+                spinUntil(probe.release)  // the first call is slow: another thread's change comes meanwhile
             }
             probe.finished.append(value)
             probe.running.store(false, ordering: .sequentiallyConsistent)
         }
         async let first: Void = onThread { app.update { $0.verbosity = 1 } }
-        await onThread { waitUntil(probe.entered) }
+        #expect(await onThread { spinUntil(probe.entered) })
         app.update { $0.verbosity = 2 }  // while the handler still runs with 1
         probe.release.store(true, ordering: .sequentiallyConsistent)
         await first

@@ -136,7 +136,7 @@ struct DefaultCycleTests {
     @Test("A default that reads its own key stops the process naming the key, instead of hanging")
     func selfLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            exitSuccessfullyAfter(seconds: 10)
+            exitSuccessfullyAfter(seconds: 60)
             Context.live().run { _ = Context.current[SelfReadingKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
@@ -152,7 +152,7 @@ struct DefaultCycleTests {
     @Test("A test value that reads its own key stops the process naming the key, instead of hanging")
     func testValueSelfLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            exitSuccessfullyAfter(seconds: 10)
+            exitSuccessfullyAfter(seconds: 60)
             let test = Context.testing(name: "self-reading")
             test.run { _ = test[SelfReadingTestValueKey.self] }
         }
@@ -164,7 +164,7 @@ struct DefaultCycleTests {
     @Test("Two defaults that read each other stop the process with the loop in order, A → B → A")
     func twoKeyLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            exitSuccessfullyAfter(seconds: 10)
+            exitSuccessfullyAfter(seconds: 60)
             Context.live().run { _ = Context.current.child(name: "request")[LoopAKey.self] }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
@@ -179,7 +179,7 @@ struct DefaultCycleTests {
     @Test("Two defaults that read each other, computed by two threads at once, stop the process")
     func crossThreadLoop() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            exitSuccessfullyAfter(seconds: 10)
+            exitSuccessfullyAfter(seconds: 60)
             let live = Context.live()
             startThread { live.run { _ = Context.current[CrossBKey.self] } }
             live.run { _ = Context.current[CrossAKey.self] }

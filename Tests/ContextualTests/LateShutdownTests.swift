@@ -31,7 +31,7 @@ struct LateShutdownTests {
         let request = app.scope(name: "request")
         let builder = Thread { _ = try? request.require(FailingConnection.self) }
         builder.start()
-        started.wait()
+        await onThread { started.wait() }
         let error = await #expect(throws: ContextError.self) { try await request.shutdown() }
         #expect(error?.code == .shutdownFailed)
         // The build still running counts among the objects it owns: not "1 of 0".

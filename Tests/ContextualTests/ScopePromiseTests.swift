@@ -36,7 +36,7 @@ struct ScopePromiseTests {
         // The cell being built, held as a resolver would hold it.
         let cell = try #require(request.scopeStore.cellHeldForTesting)
         async let shutdown: Void = request.shutdown()
-        try await Task.sleep(for: .milliseconds(50))  // the shutdown is now waiting for the build
+        #expect(await waitUntil { request.scopeStore.isWaitingForBuilds })  // the shutdown waits for the build
         #expect(log.all.isEmpty)
         gate.open()
         try await shutdown
@@ -70,7 +70,7 @@ struct ScopePromiseTests {
         }
         await onThread { started.wait() }
         async let shutdown: Void = app.shutdown()
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await waitUntil { app.scopeStore.isWaitingForBuilds })  // the shutdown waits for the build
         gate.open()
         try await shutdown
         #expect(await resolved?.code == .scopeEnded)
@@ -143,14 +143,16 @@ struct ScopePromiseTests {
     @Test("A cancelled waiter of an async build stops waiting at once with CancellationError")
     func cancelledWaiterResumesPromptly() async throws {
         let release = AsyncGate()
+        let started = Counter()
         let app = Context(name: "app") {
             $0.provide(Database.self, lifetime: .singleton) { _ async in
+                started.increment()
                 await release.wait()
                 return Database(url: "slow")
             }
         }
         let builder = Task { try await app.prepare(Database.self) }
-        try await Task.sleep(for: .milliseconds(50))  // the builder runs the factory
+        #expect(await waitUntil { started.count == 1 })  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
         try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
         // A watchdog, so that a waiter that does not stop fails the test instead of hanging it: after 60 s
@@ -183,9 +185,9 @@ struct ScopePromiseTests {
             }
         }
         let builder = Task { try await app.prepare(Database.self) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await waitUntil { calls.count == 1 })  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
         builder.cancel()
         await #expect(throws: CancellationError.self) { try await builder.value }
         #expect(try await waiter.value.url == "built by call 2")

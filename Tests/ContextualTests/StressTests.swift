@@ -46,7 +46,7 @@ struct StressTests {
 
         // Everything built is released once the tree is dropped (released on other threads a little later,
         // at most: the wait is bounded).
-        let released = await stressWait(upTo: waitLimit) {
+        let released = await waitUntil {
             outcome.lives.allSatisfy { $0.aliveCount == 0 } && outcome.contexts.allSatisfy { $0.context == nil }
         }
         if !released {
@@ -111,7 +111,7 @@ struct StressTests {
         // The watchdog: every worker stops at the deadline; one still running two minutes later is stuck.
         let grace = 120
         let limit = Duration.milliseconds(Int(settings.seconds * 1_000)) + .seconds(grace)
-        let finished = await stressWait(upTo: limit) {
+        let finished = await waitUntil(upTo: limit) {
             threads.allFinished && results.withLock { $0.count } == threadCount + taskCount
         }
         guard finished else {
@@ -252,7 +252,7 @@ struct StressTests {
                 outcome.withLock { $0 = .some("shutting '\(label)' down threw \(error)") }
             }
         }
-        guard await stressWait(upTo: .seconds(60), until: { outcome.withLock { $0 != nil } }) else {
+        guard await waitUntil(upTo: .seconds(60), { outcome.withLock { $0 != nil } }) else {
             run.violation("shutting '\(label)' down did not return within 60 s")
             return false
         }

@@ -16,6 +16,8 @@ import Darwin
 private final class BuildControl: Sendable {
     let started = Atomic<Bool>(false)
     let release = Atomic<Bool>(false)
+    /// Set once the test's `shutdown()` returned.
+    let shutdownReturned = Atomic<Bool>(false)
 }
 
 @Suite("Shutdown waits for the transient builds its scope owns")
@@ -30,8 +32,8 @@ struct TransientShutdownWaitTests {
         let app = Context(name: "app") {
             $0.provide(Transaction.self, lifetime: .transient) { _ in
                 control.started.store(true, ordering: .sequentiallyConsistent)
-                // Until the test lets it end: a bounded wait (`waitUntil`, 5 s) could end it before a
-                // shutdown slowed down by a loaded machine has begun, and the test would see that instead.
+                // Until the test lets it end: a bounded wait could end it before a shutdown slowed down by
+                // a loaded machine has begun, and the test would see that instead.
                 while !control.release.load(ordering: .sequentiallyConsistent) { usleep(100) }
                 return Transaction(id: "late", log: log)
             }
@@ -45,19 +47,19 @@ struct TransientShutdownWaitTests {
                 return error
             }
         }
-        await onThread { waitUntil(control.started) }
-        // Lets the build end once the shutdown waits for it; if the shutdown does not wait (a regression),
-        // 60 s after it has begun, so that nothing hangs. The shutdown begins: it is called next.
+        #expect(await onThread { spinUntil(control.started) })
+        // Lets the build end once the shutdown waits for it, or, if the shutdown does not wait (a
+        // regression), once it returned, so that nothing hangs. The shutdown begins: it is called next.
         let opener = Task.detached {
-            while !request.isEnded { try? await Task.sleep(for: .milliseconds(10)) }
-            let begun = ContinuousClock.now
-            while !request.scopeStore.isWaitingForBuilds, begun.duration(to: .now) < .seconds(60) {
-                try? await Task.sleep(for: .milliseconds(1))
+            await waitUntil {
+                request.scopeStore.isWaitingForBuilds
+                    || control.shutdownReturned.load(ordering: .sequentiallyConsistent)
             }
             control.release.store(true, ordering: .sequentiallyConsistent)
         }
         try await request.shutdown()
         let shutDownBeforeReturning = log.all
+        control.shutdownReturned.store(true, ordering: .sequentiallyConsistent)
         await opener.value
         let error = await resolved
         #expect(shutDownBeforeReturning == ["shutdown late"], "shutdown() returned before the build it owns ended")

@@ -1,5 +1,6 @@
 // Tests that `update` runs its closure again only for a conflicting update, not for any change in the tree.
 
+import Foundation
 import Synchronization
 import Testing
 
@@ -195,14 +196,14 @@ struct UpdateFairnessTests {
         let audited = app.child(transforming: \.tags, name: "audited") { tags in
             if control.armed.exchange(false, ordering: .sequentiallyConsistent) {
                 control.inTransform.store(true, ordering: .sequentiallyConsistent)
-                waitUntil(control.release)
+                spinUntil(control.release)
             }
             tags.append("audit")
         }
         let sibling = app.child(name: "sibling")
         app.update { $0.tags = ["v2"] }
         var runs = 0
-        var reader: Task<[String], Never>?
+        let readerDone = Gate()
         try audited.update { values in
             runs += 1
             guard runs <= 20 else { throw TooManyRuns() }
@@ -211,13 +212,19 @@ struct UpdateFairnessTests {
                 // Another thread reads `audited`, which reapplies its transform, held here until the update
                 // is published.
                 control.armed.store(true, ordering: .sequentiallyConsistent)
-                reader = Task.detached { await onThread { audited[\.tags] } }
-                waitUntil(control.inTransform)
+                // A thread of its own, not a task: this one blocks a thread of the pool meanwhile.
+                Thread {
+                    _ = audited[\.tags]
+                    readerDone.open()
+                }
+                .start()
+                let inTransform = spinUntil(control.inTransform)
+                #expect(inTransform)
             }
             values.tags = ["mine"]  // set by the update: the transform stops applying
         }
         control.release.store(true, ordering: .sequentiallyConsistent)
-        _ = await reader?.value
+        await onThread { readerDone.wait() }
         #expect(runs == 1)
         #expect(audited[\.tags] == ["mine"])
         app.update { $0.tags = ["v3"] }

@@ -84,9 +84,13 @@ final class ServiceC: Sendable {}
 
 // MARK: - Gate
 
-/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
-func waitUntil(_ flag: borrowing Atomic<Bool>) {
-    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
+/// Spins until `flag` is set, blocking the calling thread, for at most ``waitLimit``: a regression fails
+/// instead of hanging. Only for what a thread of its own sets (see ``blockingWaitUntil(upTo:_:)``).
+///
+/// - Returns: Whether `flag` was set.
+@discardableResult
+func spinUntil(_ flag: borrowing Atomic<Bool>) -> Bool {
+    blockingWaitUntil { flag.load(ordering: .sequentiallyConsistent) }
 }
 
 /// A one-shot gate that threads can block on until it opens.

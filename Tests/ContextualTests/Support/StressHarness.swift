@@ -183,17 +183,6 @@ final class StressThreads: Sendable {
     var allFinished: Bool { finished.count == count }
 }
 
-/// Waits, without blocking a thread of the cooperative pool, until `condition` holds or `limit` passed;
-/// returns whether it holds.
-func stressWait(upTo limit: Duration, until condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
-}
-
 /// Runs `operation` in a task on `executor` and blocks this thread (one of the stress run's own, never
 /// one of the cooperative pool) until it returns, for at most `limit`; nil when it did not return in time.
 func stressBlockingAwait<Result: Sendable>(

@@ -10,7 +10,8 @@ import Foundation
 /// reached when the promise under test is broken, and then the test fails instead of hanging.
 let waitLimit: Duration = .seconds(120)
 
-/// Waits until `condition` holds, checking it every 5 ms, for at most `limit`.
+/// Waits until `condition` holds, checking it every 5 ms, for at most `limit`, without blocking a
+/// thread: what it waits for may be a task that needs one. A cancelled task stops waiting at once.
 ///
 /// - Returns: Whether `condition` held: `#expect(await waitUntil { … })` fails a test that timed out.
 @discardableResult
@@ -18,13 +19,18 @@ func waitUntil(upTo limit: Duration = waitLimit, _ condition: () -> Bool) async 
     let deadline = ContinuousClock.now + limit
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
+        do {
+            try await Task.sleep(for: .milliseconds(5))
+        } catch {
+            return condition()  // cancelled (a time limit, an interrupted run): no busy loop
+        }
     }
     return true
 }
 
 /// Waits until `condition` holds, blocking the calling thread, checking it every millisecond, for at
-/// most `limit`: for tests that run on threads of their own.
+/// most `limit`. The calling thread is often one of the cooperative pool (a synchronous test runs on
+/// one): wait only for work on threads of its own (a `Thread`, ``onThread(_:)``), never for a task.
 ///
 /// - Returns: Whether `condition` held.
 @discardableResult

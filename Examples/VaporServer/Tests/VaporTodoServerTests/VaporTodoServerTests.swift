@@ -28,7 +28,8 @@ final class ErrorLog: Sendable {
     /// Waits up to 30 seconds for a message that contains `text`: a streamed body's scope ends after the
     /// client has read the body.
     func waitFor(_ text: String) async throws -> String? {
-        for _ in 0..<3_000 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if let message = all.first(where: { $0.contains(text) }) { return message }
             try await Task.sleep(for: .milliseconds(10))
         }
