@@ -171,7 +171,7 @@ struct BootReportTests {
         let report = await app.bootReport(deadline: .seconds(2))  // Pool's build starts well before
         gate.open()
         #expect(report.provider(named: "Pool")?.status == .building)
-        #expect((report.provider(named: "Pool")?.wallSeconds ?? 0) >= 0.05)
+        #expect((report.provider(named: "Pool")?.wallSeconds ?? 0) >= 1)  // half the deadline at least
     }
 
     @Test("a factory that resolves every provider added for a type has an edge to each, built before or not")

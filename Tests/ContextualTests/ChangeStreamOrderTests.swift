@@ -68,8 +68,9 @@ struct ChangeStreamOrderTests {
                     if value == 1 { break }
                 }
             }
-            // The consumer is a task: on a loaded machine it may wait a while for a thread.
-            await waitUntil { seen.withLock { $0.last == 1 } }
+            // The consumer is a task: on a loaded machine it may wait a while for a thread. Checked every
+            // millisecond: 2,000 rounds.
+            await waitUntil(checkingEvery: .milliseconds(1)) { seen.withLock { $0.last == 1 } }
             consumer.cancel()
             await consumer.value
             let values = seen.withLock { $0 }

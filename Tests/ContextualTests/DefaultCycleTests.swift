@@ -37,7 +37,7 @@ private enum LoopBKey: ContextKey {
 private enum CrossAKey: ContextKey {
     static var defaultValue: Int {
         crossAStarted.store(true, ordering: .sequentiallyConsistent)
-        waitFor(crossBStarted)
+        spinUntil(crossBStarted)
         return Context.current[CrossBKey.self] + 1
     }
 }
@@ -45,7 +45,7 @@ private enum CrossAKey: ContextKey {
 private enum CrossBKey: ContextKey {
     static var defaultValue: Int {
         crossBStarted.store(true, ordering: .sequentiallyConsistent)
-        waitFor(crossAStarted)
+        spinUntil(crossAStarted)
         return Context.current[CrossAKey.self] + 1
     }
 }
@@ -64,7 +64,7 @@ private enum ChainAKey: ContextKey {
 private enum ChainBKey: ContextKey {
     static var defaultValue: Int {
         chainBStarted.store(true, ordering: .sequentiallyConsistent)
-        waitFor(chainAStarted)
+        spinUntil(chainAStarted)
         usleep(50_000)  // ChainA's thread now waits for this computation
         return Context.current[ChainCKey.self] + 1
     }
@@ -88,11 +88,6 @@ private enum SpawningKey: ContextKey {
 private let spawned = Mutex<Task<Int, Never>?>(nil)
 
 // MARK: - Helpers
-
-/// Spins until `flag` is set, for at most 5 seconds: a regression fails instead of hanging.
-private func waitFor(_ flag: borrowing Atomic<Bool>) {
-    for _ in 0..<50_000 where !flag.load(ordering: .sequentiallyConsistent) { usleep(100) }
-}
 
 /// Ends the process successfully after `seconds`: inside an exit test that expects a failure, a read
 /// that hangs (the bug) then fails the test instead of hanging it.
@@ -195,7 +190,7 @@ struct DefaultCycleTests {
     func chainAcrossThreadsIsNoLoop() async {
         async let b = onThread { Context.root[ChainBKey.self] }
         let a = await onThread {
-            waitFor(chainBStarted)
+            spinUntil(chainBStarted)
             return Context.root[ChainAKey.self]
         }
         #expect(await b == 41)

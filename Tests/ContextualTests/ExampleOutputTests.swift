@@ -27,8 +27,8 @@ struct ExampleOutputTests {
 }
 
 /// Runs the `contextual-example` executable, built in the same products directory as the tests, and
-/// returns its exit status and what it printed; nil when it is not there. A run that prints nothing for
-/// 60 seconds is killed, so that a hang fails instead of hanging the test.
+/// returns its exit status and what it printed; nil when it is not there. A run silent for 60 seconds in
+/// all is killed, so that a hang fails instead of hanging the test.
 private func runExample() -> (status: Int32, output: String)? {
     var buffer = [CChar](repeating: 0, count: 4096)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)

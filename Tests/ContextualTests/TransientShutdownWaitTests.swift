@@ -24,7 +24,7 @@ private final class BuildControl: Sendable {
 struct TransientShutdownWaitTests {
     @Test(
         "A transient build in flight when its scope shuts down is waited for and shut down before shutdown returns",
-        .timeLimit(.minutes(1))
+        .timeLimit(.minutes(5))
     )
     func transientBuildInFlightAtShutdown() async throws {
         let log = Collector<String>()

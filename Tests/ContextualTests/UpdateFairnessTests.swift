@@ -59,9 +59,9 @@ private final class Shared: Sendable {
         self.incrementers = incrementers
     }
 
-    /// Waits (for at most 10 seconds) until every incrementer has started.
+    /// Waits (for at most ``waitLimit``) until every incrementer has started.
     func waitForStart() {
-        for _ in 0..<100_000 where started.load(ordering: .relaxed) < incrementers { usleep(100) }
+        blockingWaitUntil { started.load(ordering: .relaxed) >= incrementers }
     }
 
     var isRunning: Bool { finished.load(ordering: .relaxed) < incrementers }

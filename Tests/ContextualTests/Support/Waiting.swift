@@ -10,17 +10,21 @@ import Foundation
 /// reached when the promise under test is broken, and then the test fails instead of hanging.
 let waitLimit: Duration = .seconds(120)
 
-/// Waits until `condition` holds, checking it every 5 ms, for at most `limit`, without blocking a
+/// Waits until `condition` holds, checking it every `interval`, for at most `limit`, without blocking a
 /// thread: what it waits for may be a task that needs one. A cancelled task stops waiting at once.
 ///
 /// - Returns: Whether `condition` held: `#expect(await waitUntil { … })` fails a test that timed out.
 @discardableResult
-func waitUntil(upTo limit: Duration = waitLimit, _ condition: () -> Bool) async -> Bool {
+func waitUntil(
+    upTo limit: Duration = waitLimit,
+    checkingEvery interval: Duration = .milliseconds(5),
+    _ condition: () -> Bool
+) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         do {
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: interval)
         } catch {
             return condition()  // cancelled (a time limit, an interrupted run): no busy loop
         }

@@ -123,14 +123,14 @@ public func makeRouter(app: Context, tracing: Bool = false, peerPort: Int? = nil
         return Response(status: .ok, body: RequestHandler().stream(todos))
     }
     router.get("/greeting/twice") { request, _ in
-        // Reads the greeting, waits until the app's changes (at most `wait` ms, at most 30 s), reads it
+        // Reads the greeting, waits until the app's changes (at most `wait` ms, at most 60 s), reads it
         // again: a request keeps the configuration it started with. The unit of work says it started. A
-        // demonstration route: a client can hold a request open for 30 s.
+        // demonstration route: a client can hold a request open for 60 s.
         let handler = RequestHandler()
         let first = handler.config.greeting
         _ = handler.work
         let wait =
-            ContinuousClock.now + .milliseconds(min(request.uri.queryParameters.get("wait", as: Int.self) ?? 0, 30_000))
+            ContinuousClock.now + .milliseconds(min(request.uri.queryParameters.get("wait", as: Int.self) ?? 0, 60_000))
         while app[\.serverConfig].greeting == first, ContinuousClock.now < wait {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -101,15 +101,17 @@ struct ConfigurationReloadTests {
             // builds a unit of work once it has read (boot's checks may have built one before).
             let builtBefore = audit.built
             async let started: String = withLoopbackConnection(port: port) { http in
-                try await http.get("/greeting/twice?wait=30000").body
+                // Its wait starts before the file is rewritten: twice the test's own wait for the reload.
+                try await http.get("/greeting/twice?wait=60000").body
             }
             #expect(try await waitUntil { audit.built > builtBefore }, "the slow request has read the greeting")
             // Requests in flight the whole time, one after another on one connection: each sees one
             // configuration whole, and never the old one again once it saw the new one.
             async let seen: [String] = withLoopbackConnection(port: port) { http in
                 var seen: [String] = []
-                // Until the new greeting comes, and 50 requests at least (bounded: it may never come).
-                let deadline = ContinuousClock.now + reloadWaitLimit
+                // Until the new greeting comes, and 50 requests at least (bounded: it may never come). From
+                // before the file is rewritten: twice the test's own wait for the reload.
+                let deadline = ContinuousClock.now + reloadWaitLimit * 2
                 while ContinuousClock.now < deadline && (seen.last != "bonjour" || seen.count < 50) {
                     let response = try await http.get("/hello")
                     #expect(response.status == .ok)
