@@ -263,8 +263,10 @@ struct ScopePromiseTests {
         }
         let started = ContinuousClock.now
         let error = await #expect(throws: ContextError.self) { try await app.prepare(ServiceA.self) }
-        // Bounded: reported after about the limit (300 ms here; allow for a loaded machine and sanitizers).
-        #expect(ContinuousClock.now - started < .seconds(60))
+        // Bounded: reported after about the limit (300 ms here). Under ThreadSanitizer, with the other
+        // suites and an exit test's process sharing the two cores, the limit's timer task waited over a
+        // minute for a thread: the bound is the shared one for waits on other tasks.
+        #expect(ContinuousClock.now - started < waitLimit)
         // B waited for A past the limit: the error that reaches A's caller names the stuck build.
         #expect(error?.code == .buildTimedOut)
         #expect(error?.description.contains("'ServiceA (singleton)'") == true)
