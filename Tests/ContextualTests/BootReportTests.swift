@@ -146,8 +146,9 @@ struct BootReportTests {
         let waited = ContinuousClock.now - start
         gate.open()
         // The factory waits for the gate, opened only now: that the report returned at all shows it did
-        // not wait for it. The bound is generous since the parallel tests can hold both cores for seconds.
-        #expect(waited < .seconds(30))
+        // not wait for it. The bound is the shared one for waits on other tasks: under ThreadSanitizer,
+        // with the other suites in parallel, the deadline's timer task waited 48 s for a thread.
+        #expect(waited < waitLimit)
         #expect(report.totals.bootSeconds == 2)
         #expect(report.provider(named: "Pool")?.status == .building)
         #expect(report.provider(named: "Config")?.status == .built)

@@ -154,7 +154,7 @@ struct ScopePromiseTests {
         let builder = Task { try await app.prepare(Database.self) }
         #expect(await waitUntil { started.count == 1 })  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
-        try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
+        #expect(await waitUntil { app.suspendedWaiterCount(forBuildOf: Database.self) == 1 })  // it waits
         // A watchdog, so that a waiter that does not stop fails the test instead of hanging it: after 60 s
         // it opens the gate, which ends the build the waiter would otherwise wait for.
         let watchdogFired = Counter()
@@ -187,7 +187,7 @@ struct ScopePromiseTests {
         let builder = Task { try await app.prepare(Database.self) }
         #expect(await waitUntil { calls.count == 1 })  // the builder runs the factory
         let waiter = Task { try await app.prepare(Database.self) }
-        try await Task.sleep(for: .milliseconds(50))  // the waiter waits for the builder
+        #expect(await waitUntil { app.suspendedWaiterCount(forBuildOf: Database.self) == 1 })  // it waits
         builder.cancel()
         await #expect(throws: CancellationError.self) { try await builder.value }
         #expect(try await waiter.value.url == "built by call 2")
@@ -272,6 +272,17 @@ struct ScopePromiseTests {
         #expect(error?.description.contains("'ServiceA (singleton)'") == true)
         #expect(error?.description.contains("started by a resolve of it outside any other build") == true)
         #expect(error?.description.contains("buildWaitLimit") == true)
+    }
+}
+
+// MARK: - Waiters
+
+extension Context {
+    /// How many tasks are suspended waiting for the build in flight of the singleton `type` this context
+    /// provides: a test that cancels a waiter or its builder waits for the waiter to wait first.
+    fileprivate func suspendedWaiterCount<T: Sendable>(forBuildOf type: T.Type) -> Int {
+        guard case .provider(let provider)? = try? objectEntry(type) else { return 0 }
+        return provider.singleton.suspendedWaiterCount
     }
 }
 

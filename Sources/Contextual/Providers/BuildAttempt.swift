@@ -75,6 +75,9 @@ final class BuildAttempt: ConditionLocked<BuildAttemptState>, @unchecked Sendabl
         }
     }
 
+    /// How many tasks are suspended waiting for the attempt (for tests: a waiter that is waiting).
+    var suspendedWaiterCount: Int { withLock { $0.waiters.count } }
+
     /// Resumes the waiter `id` with `result`, if it still waits; marks it stopped if it has not started.
     private func stopWaiting(_ id: UInt64, with result: WaitResult) {
         let waiter = withLock { state -> CheckedContinuation<WaitResult, Never>? in

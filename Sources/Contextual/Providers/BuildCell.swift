@@ -121,6 +121,17 @@ final class BuildCell<Value: Sendable>: AnyBuildCell, @unchecked Sendable {
         withCellLock { endRunning() }?.finish(error)
     }
 
+    /// How many tasks are suspended waiting for the build in flight (for tests: a waiter that is
+    /// waiting). The attempt is taken under the cell's lock and asked outside it, as ``endBuild(_:)``
+    /// finishes it.
+    var suspendedWaiterCount: Int {
+        let attempt = withCellLock { () -> BuildAttempt? in
+            if case .waited(let attempt) = running { return attempt }
+            return nil
+        }
+        return attempt?.suspendedWaiterCount ?? 0
+    }
+
     // MARK: - A scoped object's build
 
     /// For a scoped object's cell: ``nextStep(frame:)``, and when the step is to build, `provider`'s build

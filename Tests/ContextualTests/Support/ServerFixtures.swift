@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 
 @testable import Contextual
 
@@ -101,8 +102,17 @@ final class Gate: Sendable {
         isOpen.withLock { $0 = true }
     }
 
+    /// Blocks until the gate opens, at most ``waitLimit``: a gate that stays closed (what was to open it
+    /// never ran) records an issue and lets the test go on to fail instead of hanging.
     func wait() {
-        while !isOpen.withLock({ $0 }) { usleep(100) }
+        let deadline = ContinuousClock.now + waitLimit
+        while !isOpen.withLock({ $0 }) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("A gate stayed closed for \(waitLimit): what was to open it never ran")
+                return
+            }
+            usleep(100)
+        }
     }
 }
 
