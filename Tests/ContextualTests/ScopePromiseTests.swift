@@ -180,7 +180,7 @@ struct ScopePromiseTests {
         let app = Context(name: "app") {
             $0.provide(Database.self, lifetime: .singleton) { _ async throws in
                 calls.increment()
-                if calls.count == 1 { try await Task.sleep(for: .seconds(30)) }  // ends when cancelled
+                if calls.count == 1 { try await Task.sleep(for: waitLimit) }  // ends when cancelled
                 return Database(url: "built by call \(calls.count)")
             }
         }

@@ -103,12 +103,16 @@ final class Gate: Sendable {
     }
 
     /// Blocks until the gate opens, at most ``waitLimit``: a gate that stays closed (what was to open it
-    /// never ran) records an issue and lets the test go on to fail instead of hanging.
-    func wait() {
+    /// never ran) records an issue at `sourceLocation` (the caller's line by default: on a thread of its
+    /// own, no test is current to name) and lets the test go on to fail instead of hanging.
+    func wait(sourceLocation: SourceLocation = #_sourceLocation) {
         let deadline = ContinuousClock.now + waitLimit
         while !isOpen.withLock({ $0 }) {
             guard ContinuousClock.now < deadline else {
-                Issue.record("A gate stayed closed for \(waitLimit): what was to open it never ran")
+                Issue.record(
+                    "A gate stayed closed for \(waitLimit): what was to open it never ran",
+                    sourceLocation: sourceLocation
+                )
                 return
             }
             usleep(100)
