@@ -32,17 +32,22 @@ func waitUntil(
     return true
 }
 
-/// Waits until `condition` holds, blocking the calling thread, checking it every millisecond, for at
-/// most `limit`. The calling thread is often one of the cooperative pool (a synchronous test runs on
-/// one): wait only for work on threads of its own (a `Thread`, ``onThread(_:)``), never for a task.
+/// Waits until `condition` holds, blocking the calling thread, checking it every `interval` (in
+/// microseconds), for at most `limit`. The calling thread is often one of the cooperative pool (a
+/// synchronous test runs on one): wait only for work on threads of its own (a `Thread`,
+/// ``onThread(_:)``), never for a task.
 ///
 /// - Returns: Whether `condition` held.
 @discardableResult
-func blockingWaitUntil(upTo limit: Duration = waitLimit, _ condition: () -> Bool) -> Bool {
+func blockingWaitUntil(
+    upTo limit: Duration = waitLimit,
+    checkingEveryMicroseconds interval: UInt32 = 1_000,
+    _ condition: () -> Bool
+) -> Bool {
     let deadline = ContinuousClock.now + limit
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
-        usleep(1_000)
+        usleep(interval)
     }
     return true
 }
