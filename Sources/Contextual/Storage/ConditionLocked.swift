@@ -12,7 +12,8 @@ import Darwin
 // MARK: - ConditionLocked
 
 /// A value behind a `pthread_mutex_t`, with a `pthread_cond_t` on which threads wait for it to change.
-/// A pthread mutex rather than `Synchronization.Mutex`, for ThreadSanitizer (see ``Locked``).
+/// A pthread mutex rather than the toolchain's (as ``Locked`` uses): a pthread condition waits on a pthread
+/// mutex, and ThreadSanitizer intercepts both, so it needs no annotations.
 ///
 /// ```swift
 /// let done = ConditionLocked<Bool>(false)
