@@ -46,7 +46,8 @@ private func runExample() -> (status: Int32, output: String)? {
     posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
     posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
     // Under ThreadSanitizer (`swift test --sanitize=thread`) the example is built with it too, and the
-    // `Synchronization.Mutex` it uses is not seen by it on Linux (see `Locked`): its reports there are
+    // `Synchronization.Mutex` it uses hands over, when contended, where it does not see (see
+    // `ThreadSanitizerAnnotations`): its reports there are
     // false, and would fail the run. The example's races are not what this test checks.
     var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TSAN_OPTIONS=report_bugs=0")]
     // Under AddressSanitizer, LeakSanitizer checks the example at exit and takes a weak reference's side

@@ -62,7 +62,8 @@ final class ProviderList<Value: Sendable>: ContextBox {
 /// The providers that lists share, appended to only: a list sees a prefix of it, which never changes,
 /// so that adding *n* providers one by one costs O(*n*) in all instead of a copy of the list per add.
 final class ProviderBuffer<Value: Sendable>: Sendable {
-    // `Locked` rather than `Mutex`: ThreadSanitizer on Linux does not see `Mutex` (see `Locked`).
+    // `Locked` rather than `Mutex`: ThreadSanitizer on Linux does not see a contended `Mutex` hand over,
+    // and `Locked` announces its lock sections to it (see `ThreadSanitizerAnnotations`).
     private let items: Locked<[ProviderBox<Value>]>
 
     init(_ items: [ProviderBox<Value>]) {

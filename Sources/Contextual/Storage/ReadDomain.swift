@@ -28,7 +28,7 @@ import Darwin
 /// deadlock.
 ///
 /// `@unchecked Sendable`: the counters live in memory this class allocates and owns, accessed only
-/// through atomics; the retired list is behind the class's own `Mutex`.
+/// through atomics; the retired list is behind the class's own `Locked`.
 @usableFromInline
 final class ReadDomain: @unchecked Sendable {
     /// Stripes of counters, one cache line (and a spare one) apart so that threads don't share a line.
