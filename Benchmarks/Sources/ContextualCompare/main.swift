@@ -111,10 +111,10 @@ for round in 0..<rounds {
 /// core to anything else (on a 2-core machine, the CI runner and the kernel take a core from the
 /// two-thread phase far more often than from the one-thread phase).
 ///
-/// CPU time does not count a thread asleep, so a round in which either thread went to sleep on its own
-/// (a voluntary context switch: waiting for a lock, say) is taken in wall-clock time instead, which
-/// counts the wait. And threads that did not run at the same time cannot contend, so a round counts only
-/// if the two threads' CPU time adds up to at least 1.8 times the phase's wall-clock time; rounds go on
+/// CPU time does not count a thread asleep, so a round in which a thread went to sleep on its own (a
+/// voluntary context switch: waiting for a lock, say) is taken in wall-clock time instead, which counts
+/// the wait. And threads that did not run at the same time cannot contend, so any other round counts
+/// only if the two threads' CPU time adds up to at least 1.8 times the phase's wall-clock time; rounds go on
 /// until 15 count (at most 60), and fewer than 5 fail the check. The measured value is the median ratio
 /// of the rounds, each a pair of phases run one right after the other; their spread gives the noise. A
 /// first round warms up thread creation and is not counted.
@@ -138,24 +138,27 @@ func twoThreadScaling(_ scenario: Scenario, rounds: Int) -> [Double] {
         }
         group.wait()
         let wallClock = Double(now() - start)
-        guard round > 0, twoThreads.cpuTime >= 1.8 * wallClock else { continue }
-        if twoThreads.slept {
+        guard round > 0 else { continue }
+        if twoThreads.slept || oneThread.slept {
             ratios.append(2 * oneThreadWallClock / wallClock)
-        } else {
-            // Per operation: `oneThread / operations` alone, `(first + second) / (2 * operations)`
-            // together; two threads do twice the work of one at the ratio of the two costs.
-            ratios.append(2 * (oneThread.nanoseconds / (twoThreads.cpuTime / 2)))
+            continue
         }
+        guard twoThreads.cpuTime >= 1.8 * wallClock else { continue }
+        // Per operation: `oneThread / operations` alone, `(first + second) / (2 * operations)` together;
+        // two threads do twice the work of one at the ratio of the two costs.
+        ratios.append(2 * (oneThread.nanoseconds / (twoThreads.cpuTime / 2)))
     }
     if ratios.count < 5 {
-        print("two threads, \(scenario.group): only \(ratios.count) rounds of \(4 * rounds) ran both threads at once")
+        print("\(scenario.group): only \(ratios.count) rounds of \(4 * rounds) ran both threads at once")
         return [0]
     }
     return ratios
 }
 
+#if os(Linux)
 /// `RUSAGE_THREAD`: the calling thread's usage (Linux; glibc declares the name only for `_GNU_SOURCE`).
 let rusageThread = __rusage_who_t(1)
+#endif
 
 /// What the calling thread spent in `body`: its CPU time in nanoseconds, and whether it went to sleep
 /// on its own (a voluntary context switch, counted by the kernel).
@@ -163,9 +166,14 @@ func threadCPUTime(_ body: () -> Void) -> (nanoseconds: Double, slept: Bool) {
     func read() -> (Double, Int) {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        #if os(Linux)
         var usage = rusage()
         getrusage(rusageThread, &usage)
-        return (Double(time.tv_sec) * 1e9 + Double(time.tv_nsec), usage.ru_nvcsw)
+        let switches = usage.ru_nvcsw
+        #else
+        let switches = 0  // Elsewhere a thread's own count is not available: CPU time only.
+        #endif
+        return (Double(time.tv_sec) * 1e9 + Double(time.tv_nsec), switches)
     }
     let (startTime, startSwitches) = read()
     body()
