@@ -285,12 +285,14 @@ struct BootReportTests {
 
     @Test("a provider made slower on purpose is caught by the comparison, and not without a tolerance")
     func slowerProvider() async throws {
-        // 2 ms, then 200 ms: a ratio of 100 on an idle machine, and well above 3 under the parallel tests.
+        // 2 ms, then 1,000 ms: a ratio of 500 on an idle machine. Under ThreadSanitizer, beside the other
+        // suites on two cores, a 2 ms factory was seen to take over 67 ms (one preemption), which made a
+        // 200 ms one read less than 3x slower; 1,000 ms takes a preemption of over 330 ms to hide it.
         // Every other factory works 50 ms in both runs, Handler's included: a factory of a few
-        // microseconds can take 3x as long by a single preemption (seen under ThreadSanitizer), which is
-        // noise, not a slower provider; 50 ms takes a preemption of over 100 ms to look slower.
+        // microseconds can take 3x as long by a single preemption, which is noise, not a slower
+        // provider; 50 ms takes a preemption of over 100 ms to look slower.
         let baseline = await wiredApp(poolMilliseconds: 2, othersMilliseconds: 50).bootReport()
-        let slower = await wiredApp(poolMilliseconds: 200, othersMilliseconds: 50).bootReport()
+        let slower = await wiredApp(poolMilliseconds: 1_000, othersMilliseconds: 50).bootReport()
         let comparison = try slower.compared(to: baseline, timeTolerance: 3)
         #expect(!comparison.passed)
         #expect(comparison.slower.map(\.provider) == ["Pool (singleton)"])
