@@ -131,6 +131,41 @@ struct ObservationPromiseTests {
         }
     }
 
+    @Test("A cancel() that races another on the same token returns only once the subscription ended")
+    func racingCancelReturnsAfterTheEnd() {
+        // The first cancel() stalls inside its action (as a thread preempted there would); a second one,
+        // e.g. from the handler, must not return while the subscription is still live, or the handler
+        // that cancelled itself is called again by the next change.
+        let first = DispatchSemaphore(value: 0)
+        let stalled = DispatchSemaphore(value: 0)
+        let ended = Locked.make(false)
+        let calls = Locked.make(0)
+        let token = ObservationToken {
+            if calls.withLock({ count in
+                count += 1
+                return count == 1
+            }) {
+                first.signal()
+                stalled.wait()
+            }
+            ended.withLock { $0 = true }
+        }
+        let firstReturned = DispatchSemaphore(value: 0)
+        let firstCanceller = Thread {
+            token.cancel()
+            firstReturned.signal()
+        }
+        firstCanceller.start()
+        first.wait()
+        token.cancel()
+        #expect(ended.withLock { $0 }, "cancel() returned before the subscription ended")
+        #expect(token.isCancelled)
+        stalled.signal()
+        firstReturned.wait()
+        token.cancel()  // a third time: nothing left to run
+        #expect(calls.withLock { $0 } == 2)
+    }
+
     @Test("@Observed under racing writers delivers the final value last")
     func observedFinalValueArrivesLast() {
         for _ in 0..<5 {

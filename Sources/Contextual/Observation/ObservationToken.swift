@@ -23,19 +23,26 @@ public final class ObservationToken: Sendable, Hashable {
 
     /// Ends the subscription; later changes no longer call its handler. Calling it again does nothing.
     ///
+    /// Once it returns, on any thread (the handler's own included, and while another thread cancels
+    /// the same token), no change calls the handler again; a call that was already running may finish.
+    ///
     /// ```swift
     /// token.cancel()
     /// token.cancel()  // no effect
     /// ```
     public func cancel() {
-        let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
-            defer { action = nil }
-            return action
-        }
-        action?()
+        // The action is cleared only after it ran: a cancel() racing another (a handler cancelling its
+        // own subscription while the thread that made it cancels it too) runs the action as well rather
+        // than return while the other is still on its way to it, so that whichever returns first, the
+        // subscription has ended and no later change calls the handler. Every action is idempotent
+        // (ending a subscriber, removing a registry entry, stopping a tracker) and takes no lock of
+        // this token, so running it twice, or cancelling again from inside it, is safe.
+        guard let action = onCancel.withLock({ $0 }) else { return }
+        action()
+        onCancel.withLock { $0 = nil }
     }
 
-    /// Whether ``cancel()`` has run (or the token ended by itself).
+    /// Whether ``cancel()`` has run to its end (or the token ended by itself).
     ///
     /// ```swift
     /// token.isCancelled  // false until cancelled
