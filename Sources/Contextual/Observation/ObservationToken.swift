@@ -24,7 +24,7 @@ public final class ObservationToken: Sendable, Hashable {
     /// Ends the subscription; later changes no longer call its handler. Calling it again does nothing.
     ///
     /// Once it returns, on any thread (the handler's own included, and while another thread cancels
-    /// the same token), no change calls the handler again; a call that was already running may finish.
+    /// the same token), no later change calls the handler; a delivery already under way may finish.
     ///
     /// ```swift
     /// token.cancel()
