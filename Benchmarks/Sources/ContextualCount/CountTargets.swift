@@ -121,6 +121,55 @@ let countTargets: [CountTarget] =
                 required: 1 / 1.5
             )
         ),
+        // Target d again with the values users store: a `String` (its first read at a different leaf each
+        // time, so that no leaf is up to date), and a `String` or a configuration struct read steadily.
+        CountTarget(
+            name: "d. root update of a String + first read at a different leaf no dearer than swift-dependencies' "
+                + "override (instructions)",
+            requirement: .ratio(
+                // An update costs millions of instructions here: 10 of them are enough to count.
+                contextual: Measure(group: updateStringFirstReadGroup, system: .contextual, iterations: 10, warmUp: 2),
+                peer: Measure(group: updateStringFirstReadGroup, system: .dependencies, iterations: expensive),
+                required: 1
+            )
+        ),
+        CountTarget(
+            name: "d. steady read of a String after an update within 1.5x of a tree never updated (instructions)",
+            requirement: .ratio(
+                contextual: Measure(
+                    group: steadyStringAfterUpdateGroup,
+                    system: .contextual,
+                    iterations: cheap,
+                    countsAllocations: false
+                ),
+                peer: Measure(
+                    group: steadyStringNeverUpdatedGroup,
+                    system: .contextual,
+                    iterations: cheap,
+                    countsAllocations: false
+                ),
+                required: 1 / 1.5
+            )
+        ),
+        CountTarget(
+            name: "d. steady read of a settings struct after an update within 1.5x of a tree never updated "
+                + "(instructions)",
+            requirement: .ratio(
+                contextual: Measure(
+                    group: steadySettingsAfterUpdateGroup,
+                    system: .contextual,
+                    iterations: cheap,
+                    countsAllocations: false
+                ),
+                peer: Measure(
+                    group: steadySettingsNeverUpdatedGroup,
+                    system: .contextual,
+                    iterations: cheap,
+                    countsAllocations: false
+                ),
+                required: 1 / 1.5
+            )
+        ),
         CountTarget(
             name: "e. notify, 1 subscriber no dearer than OpenCombine @Published (instructions)",
             requirement: .ratio(

@@ -10,7 +10,8 @@ import Peers
 /// runner is an `async` main), where task-local values take their memory from the task's allocator
 /// rather than `malloc`.
 func runOne(_ name: String, iterations: Int, warmUp: Int, inTask: Bool) -> Bool {
-    let scenarios = everyScenario + scalingScenarios + testContextScenarios + scopedObjectsScenarios
+    let scenarios =
+        everyScenario + scalingScenarios + testContextScenarios + scopedObjectsScenarios + referenceValueScenarios
     guard let scenario = scenarios.first(where: { $0.name == name }) else { return false }
     let work: @Sendable () -> Void = {
         let run = scenario.prepare()
