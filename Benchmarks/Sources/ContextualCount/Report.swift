@@ -115,9 +115,16 @@ func formatCount(_ value: Double) -> String {
     return digits + result
 }
 
+/// A ratio with two decimals (0.87x), as a whole number from 10 on (38x), and with two significant digits
+/// below 0.1, so that a far miss does not read as 0.0x (0.0026x).
 func formatRatio(_ value: Double) -> String {
-    let hundredths = (value * 100).rounded() / 100
-    return (value >= 10 ? String(Int(value.rounded())) : String(hundredths)) + "x"
+    if value >= 10 { return String(Int(value.rounded())) + "x" }
+    if value > 0 && value < 0.1 {
+        var scale = 10.0
+        while value * scale < 10 { scale *= 10 }
+        return String((value * scale).rounded() / scale) + "x"
+    }
+    return String((value * 100).rounded() / 100) + "x"
 }
 
 func describe(_ figures: Figures?) -> String {
