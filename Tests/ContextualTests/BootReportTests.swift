@@ -286,8 +286,8 @@ struct BootReportTests {
     @Test("a provider made slower on purpose is caught by the comparison, and not without a tolerance")
     func slowerProvider() async throws {
         // 2 ms, then 1,000 ms: a ratio of 500 on an idle machine. Under ThreadSanitizer, beside the other
-        // suites on two cores, a 2 ms factory was seen to take over 67 ms (one preemption), which made a
-        // 200 ms one read less than 3x slower; 1,000 ms takes a preemption of over 330 ms to hide it.
+        // suites on two cores, one preemption can stretch the 2 ms factory by tens of milliseconds; hiding
+        // a 1,000 ms one below 3x takes a preemption of over 330 ms.
         // Every other factory works 50 ms in both runs, Handler's included: a factory of a few
         // microseconds can take 3x as long by a single preemption, which is noise, not a slower
         // provider; 50 ms takes a preemption of over 100 ms to look slower.

@@ -114,10 +114,10 @@ for round in 0..<rounds {
 /// CPU time does not count a thread asleep, so a round in which a thread went to sleep on its own (a
 /// voluntary context switch: waiting for a lock, say) is taken in wall-clock time instead, which counts
 /// the wait. And threads that did not run at the same time cannot contend, so any other round counts
-/// only if the two threads' CPU time adds up to at least 1.8 times the phase's wall-clock time; rounds go on
-/// until 15 count (at most 60), and fewer than 5 fail the check. The measured value is the median ratio
-/// of the rounds, each a pair of phases run one right after the other; their spread gives the noise. A
-/// first round warms up thread creation and is not counted.
+/// only if the two threads' CPU time adds up to at least 1.8 times the phase's wall-clock time; rounds go
+/// on until `rounds` count (at most four times as many run), and fewer than 5 fail the check. The measured
+/// value is the median ratio of the rounds, each a pair of phases run one right after the other; their
+/// spread gives the noise. A first round warms up thread creation and is not counted.
 func twoThreadScaling(_ scenario: Scenario, rounds: Int) -> [Double] {
     let run = scenario.prepare()
     let operations = calibrate(run, target: 30_000_000)
@@ -155,8 +155,8 @@ func twoThreadScaling(_ scenario: Scenario, rounds: Int) -> [Double] {
     return ratios
 }
 
-#if os(Linux)
-/// `RUSAGE_THREAD`: the calling thread's usage (Linux; glibc declares the name only for `_GNU_SOURCE`).
+#if canImport(Glibc)
+/// `RUSAGE_THREAD`: the calling thread's usage (glibc declares the name only for `_GNU_SOURCE`).
 let rusageThread = __rusage_who_t(1)
 #endif
 
@@ -166,7 +166,7 @@ func threadCPUTime(_ body: () -> Void) -> (nanoseconds: Double, slept: Bool) {
     func read() -> (Double, Int) {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        #if os(Linux)
+        #if canImport(Glibc)
         var usage = rusage()
         getrusage(rusageThread, &usage)
         let switches = usage.ru_nvcsw

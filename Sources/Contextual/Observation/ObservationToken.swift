@@ -42,7 +42,7 @@ public final class ObservationToken: Sendable, Hashable {
         onCancel.withLock { $0 = nil }
     }
 
-    /// Whether ``cancel()`` has run to its end (or the token ended by itself).
+    /// Whether ``cancel()`` has run to its end.
     ///
     /// ```swift
     /// token.isCancelled  // false until cancelled
