@@ -141,29 +141,44 @@ struct ObservationPromiseTests {
         let ended = Locked.make(false)
         let calls = Locked.make(0)
         let token = ObservationToken {
-            if calls.withLock({ count in
-                count += 1
-                return count == 1
-            }) {
-                first.signal()
-                stalled.wait()
-            }
+            calls.withLock { $0 += 1 }
+            first.signal()
+            stalled.wait()
             ended.withLock { $0 = true }
         }
-        let firstReturned = DispatchSemaphore(value: 0)
-        let firstCanceller = Thread {
-            token.cancel()
-            firstReturned.signal()
-        }
-        firstCanceller.start()
+        Thread { token.cancel() }.start()
         first.wait()
-        token.cancel()
-        #expect(ended.withLock { $0 }, "cancel() returned before the subscription ended")
-        #expect(token.isCancelled)
+        let secondReturned = DispatchSemaphore(value: 0)
+        let endedWhenSecondReturned = Locked.make(false)
+        Thread {
+            token.cancel()
+            endedWhenSecondReturned.withLock { $0 = ended.withLock { $0 } }
+            secondReturned.signal()
+        }.start()
+        // While the first is stalled, the second must still be waiting.
+        #expect(secondReturned.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
+        #expect(!token.isCancelled)
         stalled.signal()
-        firstReturned.wait()
+        secondReturned.wait()
+        #expect(endedWhenSecondReturned.withLock { $0 }, "cancel() returned before the subscription ended")
+        #expect(token.isCancelled)
         token.cancel()  // a third time: nothing left to run
-        #expect(calls.withLock { $0 } == 2)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    @Test("A cancel() from inside the token's own ending returns at once")
+    func reentrantCancelReturns() {
+        let token = Locked<ObservationToken?>.make(nil)
+        let innerReturned = Locked.make(false)
+        let made = ObservationToken {
+            token.withLock { $0 }?.cancel()  // the same token, from its own action
+            innerReturned.withLock { $0 = true }
+        }
+        token.withLock { $0 = made }
+        made.cancel()
+        #expect(innerReturned.withLock { $0 })
+        #expect(made.isCancelled)
+        token.withLock { $0 = nil }
     }
 
     @Test("@Observed under racing writers delivers the final value last")

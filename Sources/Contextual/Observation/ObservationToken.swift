@@ -11,10 +11,25 @@
 ///
 /// A token holds what it observes weakly, so a forgotten token keeps nothing alive but its handler.
 public final class ObservationToken: Sendable, Hashable {
-    private let onCancel: Locked<(@Sendable () -> Void)?>
+    /// Where the subscription is in its ending. Invariant: `active` only ever becomes `ending`, and
+    /// `ending` only `ended`, each under the lock; the action is taken out once, by the call that ends it.
+    private enum State {
+        case active(Action)
+        /// The action is running on the thread with this identity (``ReadDomain/threadIdentity()``).
+        case ending(thread: UInt)
+        case ended
+    }
+
+    /// The closure that ends the subscription, in a struct: a closure returned through the lock's
+    /// generic result would be converted there and back, two allocations per cancellation.
+    private struct Action {
+        let run: @Sendable () -> Void
+    }
+
+    private let state: Locked<State>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Locked.make(onCancel)
+        self.state = Locked.make(.active(Action(run: onCancel)))
     }
 
     deinit {
@@ -31,15 +46,28 @@ public final class ObservationToken: Sendable, Hashable {
     /// token.cancel()  // no effect
     /// ```
     public func cancel() {
-        // The action is cleared only after it ran: a cancel() racing another (a handler cancelling its
-        // own subscription while the thread that made it cancels it too) runs the action as well rather
-        // than return while the other is still on its way to it, so that whichever returns first, the
-        // subscription has ended and no later change calls the handler. Every action is idempotent
-        // (ending a subscriber, removing a registry entry, stopping a tracker) and takes no lock of
-        // this token, so running it twice, or cancelling again from inside it, is safe.
-        guard let action = onCancel.withLock({ $0 }) else { return }
-        action()
-        onCancel.withLock { $0 = nil }
+        let thread = ReadDomain.threadIdentity()
+        let action = state.withLock { state -> Action? in
+            guard case .active(let action) = state else { return nil }
+            state = .ending(thread: thread)
+            return action
+        }
+        if let action {
+            action.run()
+            state.withLock { $0 = .ended }
+            return
+        }
+        // Another thread is ending the subscription (a handler cancelling itself while the thread that
+        // made it cancels it too): wait until it has, so that no later change calls the handler once this
+        // call returns. The action is short and takes no lock a handler holds (handlers run outside the
+        // library's locks). A call from inside the action, on its own thread (a stream finishing its
+        // consumer), returns at once: the call around it finishes the ending.
+        while state.withLock({ state -> Bool in
+            if case .ending(let owner) = state { return owner != thread }
+            return false
+        }) {
+            ReadDomain.yieldThread()
+        }
     }
 
     /// Whether ``cancel()`` has run to its end.
@@ -47,7 +75,12 @@ public final class ObservationToken: Sendable, Hashable {
     /// ```swift
     /// token.isCancelled  // false until cancelled
     /// ```
-    public var isCancelled: Bool { onCancel.withLock { $0 == nil } }
+    public var isCancelled: Bool {
+        state.withLock { state in
+            if case .ended = state { return true }
+            return false
+        }
+    }
 
     /// Tokens are equal when they are the same token.
     ///

@@ -208,7 +208,8 @@ final class ReadDomain: @unchecked Sendable {
         return total
     }
 
-    private static func yieldThread() {
+    /// Gives the processor to another thread for a moment (spin-waits of the library use it).
+    static func yieldThread() {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         sched_yield()
         #endif
