@@ -61,24 +61,12 @@ extension DependencyValues {
     }
 }
 
-/// A tree of 1,111 contexts as ``ContextTree`` makes it, whose top also sets a name and settings.
-final class ReferenceValueTree: Sendable {
-    let top: Context
-    let leaves: [Context]
-
-    init() {
-        top = Context(name: "app") {
-            $0.requestName = requestNames[0]
-            $0.serviceSettings = ServiceSettings(name: requestNames[0], port: 8080, timeout: 30)
-        }
-        var level = [top]
-        for _ in 0..<3 {
-            level = level.flatMap { parent in (0..<10).map { parent.child(\.filler, $0) } }
-        }
-        leaves = level
+/// The tree of target d, whose top sets a name and settings.
+private func referenceValueTree() -> ContextTree {
+    ContextTree {
+        $0.requestName = requestNames[0]
+        $0.serviceSettings = ServiceSettings(name: requestNames[0], port: 8080, timeout: 30)
     }
-
-    var leaf: Context { leaves[leaves.count / 2] }
 }
 
 struct NameConsumer {
@@ -93,7 +81,7 @@ struct SettingsConsumer {
 /// times reads already), counted by `contextual-count` alone.
 public let referenceValueScenarios: [Scenario] = [
     Scenario(updateStringFirstReadGroup, .contextual) {
-        let tree = ReferenceValueTree()
+        let tree = referenceValueTree()
         // One update, then every leaf read once: each leaf then holds a state of its own, as it does once
         // the loop below has reached it, so the count is the same at any number of iterations.
         tree.top.update { $0.requestName = requestNames[1] }
@@ -119,7 +107,7 @@ public let referenceValueScenarios: [Scenario] = [
     // The reads are written out, as in ``updateScenarios``: a closure around them would add its call to
     // both sides of the ratio.
     Scenario(steadyStringAfterUpdateGroup, .contextual) {
-        let tree = ReferenceValueTree()
+        let tree = referenceValueTree()
         tree.top.update { $0.requestName = requestNames[1] }
         let consumer = tree.leaf.run { NameConsumer() }
         // Warm: read twice (a property keeps its value from its second read on).
@@ -130,7 +118,7 @@ public let referenceValueScenarios: [Scenario] = [
         }
     },
     Scenario(steadyStringNeverUpdatedGroup, .contextual) {
-        let tree = ReferenceValueTree()
+        let tree = referenceValueTree()
         let consumer = tree.leaf.run { NameConsumer() }
         consume(consumer.requestName)
         consume(consumer.requestName)
@@ -139,7 +127,7 @@ public let referenceValueScenarios: [Scenario] = [
         }
     },
     Scenario(steadySettingsAfterUpdateGroup, .contextual) {
-        let tree = ReferenceValueTree()
+        let tree = referenceValueTree()
         tree.top.update { $0.serviceSettings.port = 8081 }
         let consumer = tree.leaf.run { SettingsConsumer() }
         consume(consumer.settings)
@@ -149,7 +137,7 @@ public let referenceValueScenarios: [Scenario] = [
         }
     },
     Scenario(steadySettingsNeverUpdatedGroup, .contextual) {
-        let tree = ReferenceValueTree()
+        let tree = referenceValueTree()
         let consumer = tree.leaf.run { SettingsConsumer() }
         consume(consumer.settings)
         consume(consumer.settings)

@@ -18,11 +18,14 @@ final class ContextTree: Sendable {
     let top: Context
     let leaves: [Context]
 
-    init() {
-        top = Context(name: "app") {
+    /// A tree whose top sets what `configure` sets (by default, the database and a request ID).
+    init(
+        configure: (inout ContextValues) -> Void = {
             $0.database = ContextualFixture.database
             $0.requestID = RequestID(0)
         }
+    ) {
+        top = Context(name: "app", configure)
         var level = [top]
         for _ in 0..<3 {
             level = level.flatMap { parent in (0..<10).map { parent.child(\.filler, $0) } }
