@@ -8,19 +8,22 @@ import Peers
 // (count(2N) − count(N)) / N is the cost of one operation, with start-up, set-up and warm-up taken out.
 // Instructions come from callgrind (Ir), allocations from memcheck's "total heap usage" (every allocator
 // entry point: malloc, calloc, realloc, memalign, posix_memalign, aligned_alloc; target i).
-// Target g is counted in a debug build of this executable (`--debug-runner`).
+// Target g is counted in a debug build of this executable (`--debug-runner`). The valgrind runs are
+// independent processes, so they run side by side, one a core (CountAll.swift).
 //
 // A target that is missed fails the run unless known-misses.txt lists it (its exact name, one a line);
 // a listed target that is met is shown as such, so that its line can go.
 //
 // Usage:
 //   contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
+//                    [--jobs N]   (valgrind runs at a time; the machine's cores by default)
 //   contextual-count --run-one "group · system" [--iterations N] [--warm-up N] [--in-task]   (what valgrind runs)
 
 // MARK: - Options
 
 let usage = """
     usage: contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
+                            [--jobs N]
            contextual-count --run-one "group · system" [--iterations N] [--warm-up N] [--in-task]
     """
 var runOneName: String?
@@ -32,6 +35,9 @@ var knownMissesFile = "known-misses.txt"
 var outputFile: String?
 /// Only the targets whose names start with this ("g." for target g, say).
 var only = ""
+/// How many valgrind runs at a time: each is one process on one core, and its counts do not depend on
+/// what else runs.
+var jobs = ProcessInfo.processInfo.activeProcessorCount
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -44,6 +50,7 @@ while let argument = arguments.next() {
     case "--known-misses": knownMissesFile = arguments.next() ?? knownMissesFile
     case "--output": outputFile = arguments.next()
     case "--only": only = arguments.next() ?? ""
+    case "--jobs": jobs = max(1, Int(arguments.next() ?? "") ?? jobs)
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(2)
@@ -75,50 +82,17 @@ if let debugRunner, targets.contains(where: { $0.requirement.measures.contains {
 let directory = NSTemporaryDirectory() + "contextual-count-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
-let valgrind = Valgrind(directory: directory)
-
 var measures: [Measure] = []
 for target in targets {
     for measure in target.requirement.measures where !measures.contains(measure) { measures.append(measure) }
 }
-print("contextual-count: \(targets.count) targets, \(measures.count) scenarios, each counted at N and 2N")
+print(
+    "contextual-count: \(targets.count) targets, \(measures.count) scenarios, each counted at N and 2N, "
+        + "\(jobs) valgrind runs at a time"
+)
 
 let started = Date()
-var figures: [Measure: Figures] = [:]
-for measure in measures {
-    let runner: String
-    switch measure.build {
-    case .release: runner = releaseRunner
-    case .debug:
-        guard let debugRunner else { continue }
-        runner = debugRunner
-    }
-    let start = Date()
-    let count = measure.iterations
-    do {
-        let instructions = try [count, 2 * count].map {
-            try valgrind.instructions(runner, measure.scenarioName, iterations: $0, warmUp: measure.warmUp)
-        }
-        // A scaling target compares instructions only: its allocations are not counted (memcheck would
-        // double the minutes of the largest size).
-        let allocations =
-            measure.countsAllocations
-            ? try [count, 2 * count].map {
-                try valgrind.allocations(runner, measure.scenarioName, iterations: $0, warmUp: measure.warmUp)
-            } : [0, 0]
-        let measured = Figures(
-            instructions: Double(instructions[1] - instructions[0]) / Double(count),
-            allocations: Double(allocations[1] - allocations[0]) / Double(count)
-        )
-        figures[measure] = measured
-        let seconds = Int(Date().timeIntervalSince(start).rounded())
-        let shown = measure.countsAllocations ? describe(measured) : "\(formatCount(measured.instructions)) Ir"
-        print("  \(measure.label), N = \(count): \(shown) per operation (\(seconds) s)")
-    } catch {
-        print("contextual-count: counting \(measure.label) failed: \(error)")
-        exit(1)
-    }
-}
+let figures = countAll(measures, releaseRunner: releaseRunner, debugRunner: debugRunner, jobs: jobs, in: directory)
 
 // MARK: - Verdict
 
