@@ -16,6 +16,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import TodoServer
 
 // MARK: - One run (under valgrind)
@@ -114,26 +115,46 @@ func number(after labels: [String], in output: String) throws -> Int {
     throw CountError("no \(labels[0]) in valgrind's output:\n\(output.suffix(2000))")
 }
 
-/// Instructions and allocations per request of `variant`: the counts at 2N minus those at N, over N.
-func count(_ program: String, variant: String, requests: Int) throws -> (instructions: Int, allocations: Double) {
+/// Instructions and allocations per request of each of `variants`: the counts at 2N minus those at N,
+/// over N.
+///
+/// The valgrind runs (two tools, two sizes, each variant) run side by side, one a core: valgrind runs a
+/// program's threads one at a time, so each run keeps one core busy, and its counts are those of an
+/// independent process whatever runs beside it.
+func count(
+    _ program: String,
+    variants: [String],
+    requests: Int
+) throws -> [String: (instructions: Int, allocations: Double)] {
     let callgrind = ["--tool=callgrind", "--callgrind-out-file=/dev/null"]
     let memcheck = ["--tool=memcheck", "--leak-check=no", "--undef-value-errors=no"]
-    let instructions = try [requests, 2 * requests].map {
-        try number(
-            after: ["Collected :", "I   refs:"],
-            in: valgrind(callgrind, program: program, variant: variant, requests: $0)
+    let tools = [
+        (tool: callgrind, labels: ["Collected :", "I   refs:"]),
+        (tool: memcheck, labels: ["total heap usage:"]),
+    ]
+    // One run per variant, tool and size; its count goes to the same index of `counts`.
+    let runs = variants.flatMap { variant in
+        tools.flatMap { tool in [requests, 2 * requests].map { (variant, tool.tool, tool.labels, $0) } }
+    }
+    let counts = Mutex<[Result<Int, any Error>?]>(Array(repeating: nil, count: runs.count))
+    DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+        let (variant, tool, labels, size) = runs[index]
+        let result = Result { () throws -> Int in
+            try number(after: labels, in: valgrind(tool, program: program, variant: variant, requests: size))
+        }
+        counts.withLock { $0[index] = result }
+    }
+    let measured = try counts.withLock { try $0.map { try $0!.get() } }
+    var perRequest: [String: (instructions: Int, allocations: Double)] = [:]
+    for (offset, variant) in variants.enumerated() {
+        // The variant's runs, in the order made above: callgrind at N and 2N, then memcheck at N and 2N.
+        let runs = Array(measured[(4 * offset)..<(4 * offset + 4)])
+        perRequest[variant] = (
+            (runs[1] - runs[0]) / requests,
+            Double(runs[3] - runs[2]) / Double(requests)
         )
     }
-    let allocations = try [requests, 2 * requests].map {
-        try number(
-            after: ["total heap usage:"],
-            in: valgrind(memcheck, program: program, variant: variant, requests: $0)
-        )
-    }
-    return (
-        (instructions[1] - instructions[0]) / requests,
-        Double(allocations[1] - allocations[0]) / Double(requests)
-    )
+    return perRequest
 }
 
 // MARK: - Main
@@ -164,8 +185,9 @@ if let variant = option("--run") {
 } else {
     let program = stripDebugInformation()
     defer { try? FileManager.default.removeItem(atPath: program) }
-    let plain = try count(program, variant: "plain", requests: requests)
-    let contextual = try count(program, variant: "contextual", requests: requests)
+    let counts = try count(program, variants: ["plain", "contextual"], requests: requests)
+    let plain = counts["plain"]!
+    let contextual = counts["contextual"]!
     let extraInstructions = contextual.instructions - plain.instructions
     let extraAllocations = contextual.allocations - plain.allocations
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
