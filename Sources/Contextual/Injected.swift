@@ -127,22 +127,28 @@ public struct Injected<Value: Sendable>: Sendable {
     @inlinable
     func read() -> Value {
         let memo = self.memo
+        // Whether a recorder tracks reads: asked once.
+        let untracked = ObservationRecorder.active == nil
         // Compiled out of a debug build, where asking `Value`'s layout on every read would cost more than a
         // warm read (`keepsInline` is false there anyway).
         #if !DEBUG
         if memo.keepsInline {
             // A trivial value: kept in words, valid for the tree's generation, before or after an update.
-            if ObservationRecorder.active == nil, let value = memo.inlineValue() { return value }
-            return readAfterChange()
+            if untracked, let value = memo.inlineValue() { return value }
+            return readAfterChange(mayUsePublished: false)
         }
         #endif
+        // Whether a value kept from a published state may be used: nobody tracks reads, and the context's
+        // tree changed (a context that reads its initial values has none).
+        var mayUsePublished = untracked
         // `memo.warmValue`, spelled out: a debug build would call it as a function and look up the
         // metadata of `Optional<Value>`.
-        if ObservationRecorder.active == nil && memo.context.readsInitial {
+        if untracked && memo.context.readsInitial {
             let kept = memo.initialBits.load(ordering: .acquiring)
             if kept != 0 { return memo.initialValue(at: kept) }
+            mayUsePublished = false
         }
-        return readAfterChange()
+        return readAfterChange(mayUsePublished: mayUsePublished)
     }
 
     #if !DEBUG
@@ -182,21 +188,25 @@ public struct Injected<Value: Sendable>: Sendable {
                 loading: { $0[keyPath: storageKeyPath].memo },
                 reading: { $0.warmValue }
             )
-            return warm ?? object[keyPath: storageKeyPath].readAfterChange()
+            if let warm { return warm }
+            let property = object[keyPath: storageKeyPath]
+            return property.readAfterChange(
+                mayUsePublished: ObservationRecorder.active == nil && !property.context.readsInitial
+            )
         }
     }
     #endif
 
     /// A read once something in the tree changed: what was kept from the published state, if still
-    /// current. Specialized where it is used, but never inlined, so that the loop around a warm read stays
-    /// as small as the warm read itself (a larger one cost the two-thread benchmark a fifth of its
-    /// throughput in some runs).
+    /// current, when `mayUsePublished` (the caller found that no recorder tracks reads and that the
+    /// context's tree changed: neither is asked again on the steady read after an update); otherwise, or
+    /// when nothing current is kept, ``readSlowly(_:)``. Specialized where it is used, but never inlined,
+    /// so that the loop around a warm read stays as small as the warm read itself (a larger one cost the
+    /// two-thread benchmark a fifth of its throughput in some runs, and the warm read itself about 25
+    /// instructions).
     @inlinable @inline(never)
-    func readAfterChange() -> Value {
-        let context = self.context
-        if ObservationRecorder.active == nil && !context.readsInitial && !memo.keepsInline,
-            let value = memo.publishedValue(in: context)
-        {
+    func readAfterChange(mayUsePublished: Bool) -> Value {
+        if mayUsePublished && !memo.keepsInline, let value = memo.publishedValue(in: memo.context) {
             return value
         }
         return readSlowly { evaluate($0) }

@@ -143,18 +143,21 @@ final class InjectedMemo<Value: Sendable>: Sendable {
     let publishedBits = Atomic<UInt>(0)
 
     /// The value kept from `context`'s current published state, if the tree has not changed since.
-    @inlinable
+    @inlinable @inline(__always)
     func publishedValue(in context: Context) -> Value? {
-        // The tree through an unretained reference: the context, which the caller holds, holds it.
-        context.treeReference._withUnsafeGuaranteedRef { tree in
-            let ticket = tree.readers.enter()
-            defer { tree.readers.leave(ticket) }
-            let bits = publishedBits.load(ordering: .acquiring)
-            if bits == 0 { return nil }
-            // Safe: a box replaced while this read section is open is released only after it is left.
-            return ReferenceWord.withInstance(bits, as: PublishedValue<Value>.self) { kept in
-                kept.generation == tree.generation.load(ordering: .sequentiallyConsistent) ? kept.value : nil
-            }
+        // The tree through an unretained reference (the context, which the caller holds, holds it), in
+        // small closures that the optimizer inlines: one closure around the whole read was kept as a
+        // function of its own (a call, with its prologue, on the steady read after an update), and a local
+        // reference to the tree would retain the tree's read domain around the read section.
+        let tree = context.treeReference
+        let ticket = tree._withUnsafeGuaranteedRef { $0.readers.enter() }
+        defer { tree._withUnsafeGuaranteedRef { $0.readers.leave(ticket) } }
+        let bits = publishedBits.load(ordering: .acquiring)
+        if bits == 0 { return nil }
+        // Safe: a box replaced while this read section is open is released only after it is left.
+        return ReferenceWord.withInstance(bits, as: PublishedValue<Value>.self) { kept in
+            let generation = tree._withUnsafeGuaranteedRef { $0.generation.load(ordering: .sequentiallyConsistent) }
+            return kept.generation == generation ? kept.value : nil
         }
     }
 
