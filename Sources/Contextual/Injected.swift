@@ -202,8 +202,8 @@ public struct Injected<Value: Sendable>: Sendable {
     /// context's tree changed: neither is asked again on the steady read after an update); otherwise, or
     /// when nothing current is kept, ``readSlowly(_:)``. Specialized where it is used, but never inlined,
     /// so that the loop around a warm read stays as small as the warm read itself (a larger one cost the
-    /// two-thread benchmark a fifth of its throughput in some runs, and the warm read itself about 25
-    /// instructions).
+    /// two-thread benchmark a fifth of its throughput in some runs, and added about 25 instructions to the
+    /// warm read itself).
     @inlinable @inline(never)
     func readAfterChange(mayUsePublished: Bool) -> Value {
         if mayUsePublished && !memo.keepsInline, let value = memo.publishedValue(in: memo.context) {

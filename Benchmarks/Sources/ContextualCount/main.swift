@@ -16,7 +16,7 @@ import Peers
 //
 // Usage:
 //   contextual-count [--debug-runner PATH | --no-debug] [--known-misses FILE] [--output FILE] [--only PREFIX]
-//                    [--jobs N]   (valgrind runs at a time; the machine's cores by default)
+//                    [--jobs N]   (valgrind runs at a time: at most, and by default, the machine's cores)
 //   contextual-count --run-one "group · system" [--iterations N] [--warm-up N] [--in-task]   (what valgrind runs)
 
 // MARK: - Options
@@ -50,7 +50,8 @@ while let argument = arguments.next() {
     case "--known-misses": knownMissesFile = arguments.next() ?? knownMissesFile
     case "--output": outputFile = arguments.next()
     case "--only": only = arguments.next() ?? ""
-    case "--jobs": jobs = max(1, Int(arguments.next() ?? "") ?? jobs)
+    // The runs go through `DispatchQueue.concurrentPerform`, which runs no more at a time than there are cores.
+    case "--jobs": jobs = min(max(1, Int(arguments.next() ?? "") ?? jobs), ProcessInfo.processInfo.activeProcessorCount)
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(2)
