@@ -1,33 +1,30 @@
-// The source lines of an ELF image's code, read once from its DWARF line tables, for finding an
-// unimplemented read's line in a debug build without a pass over the debug information per line.
+// The source lines of ELF images' code, from their DWARF line tables, for finding an unimplemented
+// read's line in a debug build without a pass over the debug information per line.
 
 import Contextual
 import Foundation
 
 // MARK: - LineTable
 
-/// The rows of an ELF image's `.debug_line` section (DWARF 2 to 5, 64-bit little-endian ELF), sorted by
-/// address: the source file, line and column of each address of the image's code.
+/// The rows of line programs of an ELF image's `.debug_line` section (DWARF 2 to 5, 64-bit little-endian
+/// ELF), sorted by address: the source file, line and column of each address of their code.
 ///
 /// A DWARF 5 unit's directory and file names are read in the forms `DW_FORM_string`, `DW_FORM_line_strp`
 /// (from `.debug_line_str`) and `DW_FORM_strp` (from `.debug_str`); a unit that names them in another form
 /// (such as `DW_FORM_strx`, whose offsets table only the compilation unit locates) is skipped.
 ///
 /// Every size and count read from the image is checked against the bytes left before it is used: a
-/// malformed unit is skipped, or ends the reading of the section, and a malformed image has no table, so
-/// that the caller falls back to the toolchain's symbolication.
+/// malformed unit is skipped, or ends the reading of the section.
 ///
-/// The toolchain's symbolication runs every line program of the image for each address it locates (about
-/// 20 ms for a test binary); this index runs them once per image and process, then locates an address by
-/// binary search.
+/// ``ImageLineTables`` reads one per compilation unit, when an address in its code is first looked up.
 ///
 /// ```swift
-/// let table = LineTable.shared(forImageAt: path)
-/// let location = table?.location(at: address - loadAddress)
+/// let table = LineTable(debugLine: bytes, units: [offset], linkBase: linkBase)
+/// let location = table.location(at: address - loadAddress)
 /// ```
 ///
-/// - Complexity: Building is O(n) in the size of the line tables, plus sorting their sequences (about
-///   80 ms for this package's test binary in a debug build); a look-up is O(log n).
+/// - Complexity: Building is O(n) in the size of the units' line programs, plus sorting their sequences; a
+///   look-up is O(log n).
 struct LineTable: Sendable {
     /// A source location found in the table.
     struct Location: Equatable, Sendable {
@@ -74,120 +71,32 @@ struct LineTable: Sendable {
         return Location(path: files[Int(row.file)], line: Int(row.line), column: Int(row.column))
     }
 
-    // MARK: - One table per image
-
-    /// The tables read so far, by image path (`nil` for an image without usable line tables).
-    private static let tables = Locked<[String: LineTable?]>.make([:])
-
-    /// The table of the image at `path`, read on first use (under a lock, so once per process).
-    ///
-    /// The table is read while holding the one lock of all images' tables, so a look-up of any image
-    /// waits while one is read (about 80 ms for a test binary in a debug build): simple, and acceptable
-    /// for a read that happens once per image and process, on the path of a failing test.
-    static func shared(forImageAt path: String) -> LineTable? {
-        tables.withLock { tables in
-            if let known = tables[path] { return known }
-            let table = LineTable(imageAt: path)
-            tables[path] = table
-            return table
-        }
-    }
-
-    // MARK: - Reading
-
-    /// Reads the line tables of the ELF image at `path`; `nil` if it has none this reader understands (no
-    /// `.debug_line`, a compressed one, a 32-bit or big-endian image, no loadable segment at the start of
-    /// the file, a section that does not fit in the file).
-    init?(imageAt path: String) {
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
-        guard let fileSize = try? file.seekToEnd() else { return nil }
-        func read(_ offset: UInt64, _ count: UInt64) -> [UInt8]? {
-            guard offset <= fileSize, count <= fileSize - offset, (try? file.seek(toOffset: offset)) != nil,
-                let data = try? file.read(upToCount: Int(count)), data.count == Int(count)
-            else { return nil }
-            return [UInt8](data)
-        }
-        // The ELF header: 64-bit (class 2), little-endian (data 1).
-        guard let header = read(0, 64), header[0..<4] == [0x7F, 0x45, 0x4C, 0x46], header[4] == 2, header[5] == 1
-        else { return nil }
-        var cursor = ByteCursor(header)
-        cursor.offset = 0x20
-        let programHeaders = cursor.fixed(8)
-        let sectionHeaders = cursor.fixed(8)
-        cursor.offset = 0x36
-        let programHeaderSize = Int(cursor.fixed(2))
-        let programHeaderCount = Int(cursor.fixed(2))
-        let sectionHeaderSize = Int(cursor.fixed(2))
-        let sectionHeaderCount = Int(cursor.fixed(2))
-        let namesIndex = Int(cursor.fixed(2))
-        guard sectionHeaderSize >= 64, programHeaderSize >= 56, namesIndex < sectionHeaderCount,
-            let sections = read(sectionHeaders, UInt64(sectionHeaderSize * sectionHeaderCount)),
-            let programs = read(programHeaders, UInt64(programHeaderSize * programHeaderCount))
-        else { return nil }
-
-        // The link address of the loadable segment (PT_LOAD) at file offset 0: the image's load address,
-        // the start of its mapping of the file, is that segment's address. Without one, addresses cannot
-        // be placed, and the image has no table.
-        var linkBase: UInt64?
-        for index in 0..<programHeaderCount {
-            var program = ByteCursor(programs)
-            program.offset = index * programHeaderSize
-            guard program.fixed(4) == 1 else { continue }
-            program.offset += 4
-            let offset = program.fixed(8)
-            let address = program.fixed(8)
-            if offset == 0 { linkBase = address }
-        }
-
-        guard let linkBase else { return nil }
-
-        // Section headers: name, type, flags, address, offset, size.
-        typealias SectionHeader = (name: UInt64, type: UInt64, flags: UInt64, offset: UInt64, size: UInt64)
-        func section(_ index: Int) -> SectionHeader {
-            var entry = ByteCursor(sections)
-            entry.offset = index * sectionHeaderSize
-            let name = entry.fixed(4)
-            let type = entry.fixed(4)
-            let flags = entry.fixed(8)
-            entry.offset += 8
-            return (name, type, flags, entry.fixed(8), entry.fixed(8))
-        }
-        // A section of type SHT_NOBITS (8) occupies no bytes of the file, whatever its size says.
-        func contents(_ entry: SectionHeader) -> [UInt8]? {
-            entry.type == 8 ? nil : read(entry.offset, entry.size)
-        }
-        guard let names = contents(section(namesIndex)) else { return nil }
-        func contents(of wanted: String) -> [UInt8]? {
-            for index in 0..<sectionHeaderCount {
-                let entry = section(index)
-                var name = ByteCursor(names)
-                name.offset = Int(entry.name)
-                // SHF_COMPRESSED sections would need zlib or zstd.
-                guard name.string() == wanted, entry.flags & 0x800 == 0 else { continue }
-                return contents(entry)
-            }
-            return nil
-        }
-        guard let lines = contents(of: ".debug_line") else { return nil }
-        self.init(
-            debugLine: lines,
-            lineStrings: contents(of: ".debug_line_str") ?? [],
-            strings: contents(of: ".debug_str") ?? [],
-            linkBase: linkBase
-        )
-    }
-
     /// Reads the units of a `.debug_line` section's bytes, `debugLine`, with the string sections their
     /// DWARF 5 headers may refer to: `.debug_line_str`'s bytes, `lineStrings`, and `.debug_str`'s,
     /// `strings`. Reading stops at the first unit whose length does not fit in the section; a unit it does
     /// not understand, or whose header is malformed, is skipped.
-    init(debugLine: [UInt8], lineStrings: [UInt8] = [], strings: [UInt8] = [], linkBase: UInt64 = 0) {
+    ///
+    /// `units`, the offsets of the units to read, reads those alone (an offset outside the section reads
+    /// nothing); `nil` reads every unit.
+    init(
+        debugLine: [UInt8],
+        units: [Int]? = nil,
+        lineStrings: [UInt8] = [],
+        strings: [UInt8] = [],
+        linkBase: UInt64 = 0
+    ) {
         var builder = Builder()
         var unit = ByteCursor(debugLine)
-        while unit.offset < debugLine.count {
-            guard let next = builder.readUnit(&unit, lineStrings: lineStrings, strings: strings) else { break }
-            unit.offset = next
+        if let units {
+            for offset in units where offset >= 0 && offset < debugLine.count {
+                unit.offset = offset
+                _ = builder.readUnit(&unit, lineStrings: lineStrings, strings: strings)
+            }
+        } else {
+            while unit.offset < debugLine.count {
+                guard let next = builder.readUnit(&unit, lineStrings: lineStrings, strings: strings) else { break }
+                unit.offset = next
+            }
         }
         builder.sortRows()
         self.rows = builder.rows
@@ -463,72 +372,4 @@ struct LineTable: Sendable {
             name.hasPrefix("/") || directory.isEmpty ? name : directory + "/" + name
         }
     }
-}
-
-// MARK: - ByteCursor
-
-/// Reads little-endian integers, LEB128 numbers and C strings from bytes; reads past the end give zeros.
-private struct ByteCursor {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    /// A little-endian unsigned integer of `size` bytes (at most 8 are kept).
-    mutating func fixed(_ size: Int) -> UInt64 { readFixed(bytes, &offset, size) }
-
-    /// An unsigned LEB128 number.
-    mutating func unsigned() -> UInt64 { readUnsigned(bytes, &offset) }
-
-    /// A NUL-terminated UTF-8 string.
-    mutating func string() -> String {
-        let start = min(offset, bytes.count)
-        while offset < bytes.count, bytes[offset] != 0 { offset += 1 }
-        let string = String(decoding: bytes[start..<min(offset, bytes.count)], as: UTF8.self)
-        offset += 1
-        return string
-    }
-}
-
-/// The little-endian unsigned integer of `size` bytes at `offset` in `bytes` (zeros past the end; at most 8
-/// bytes are kept), moving `offset` past it.
-private func readFixed(_ bytes: [UInt8], _ offset: inout Int, _ size: Int) -> UInt64 {
-    var value: UInt64 = 0
-    var shift: UInt64 = 0
-    for index in offset..<(offset + min(size, 8)) where index < bytes.count {
-        value |= UInt64(bytes[index]) << shift
-        shift += 8
-    }
-    offset += size
-    return value
-}
-
-/// The unsigned LEB128 number at `offset` in `bytes`, moving `offset` past it.
-private func readUnsigned(_ bytes: [UInt8], _ offset: inout Int) -> UInt64 {
-    var value: UInt64 = 0
-    var shift: UInt64 = 0
-    while offset < bytes.count {
-        let byte = bytes[offset]
-        offset += 1
-        if shift < 64 { value |= UInt64(byte & 0x7F) << shift }
-        shift += 7
-        if byte & 0x80 == 0 { break }
-    }
-    return value
-}
-
-/// The signed LEB128 number at `offset` in `bytes`, moving `offset` past it.
-private func readSigned(_ bytes: [UInt8], _ offset: inout Int) -> Int {
-    var value: Int64 = 0
-    var shift: Int64 = 0
-    var byte: UInt8 = 0
-    while offset < bytes.count {
-        byte = bytes[offset]
-        offset += 1
-        if shift < 64 { value |= Int64(byte & 0x7F) << shift }
-        shift += 7
-        if byte & 0x80 == 0 { break }
-    }
-    if shift < 64, byte & 0x40 != 0 { value |= ~Int64(0) << shift }
-    return Int(value)
 }

@@ -136,8 +136,9 @@ enum UnimplementedReadIssue {
     /// The stack is symbolicated by name only (a look-up in each image's symbol table); only the frames
     /// that may be the reader's are looked up in the debug information, one at a time from the innermost,
     /// until one is, and what each says is kept by address. In a debug build on Linux a frame is looked up
-    /// in its image's line tables, read once per process (``LineTable``: a binary search, where the
-    /// toolchain's symbolication runs every line program of the image again for each frame); otherwise,
+    /// in its image's line tables, each unit's read once per process when its code is first looked up
+    /// (``ImageLineTables``: a binary search, where the toolchain's symbolication runs every line program
+    /// of the image again for each frame); otherwise,
     /// or where they cannot say, by symbolicating it with its source location and inline frames.
     @inline(never)
     static func reader() -> Reader {
@@ -268,7 +269,7 @@ enum UnimplementedReadIssue {
     }
 
     /// What a frame says about the reader, in a debug build on Linux, from the line tables of its image
-    /// read once for the process (``LineTable``): `nil` where they cannot say (an optimized build, whose
+    /// (``ImageLineTables``): `nil` where they cannot say (an optimized build, whose
     /// frames have inlined code that only the symbolication's inline frames name; no line tables; an
     /// address they do not cover).
     ///
@@ -282,7 +283,7 @@ enum UnimplementedReadIssue {
         #if DEBUG && os(Linux)
         guard images.indices.contains(symbol.imageIndex) else { return nil }
         let image = images[symbol.imageIndex]
-        guard let path = image.path, let table = LineTable.shared(forImageAt: path),
+        guard let path = image.path, let table = ImageLineTables.shared(forImageAt: path),
             let address = UInt64(address), let base = UInt64(image.baseAddress), address >= base,
             let row = table.location(at: address - base)
         else { return nil }

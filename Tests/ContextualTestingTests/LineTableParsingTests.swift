@@ -186,7 +186,7 @@ private enum Image {
         type: UInt32 = 1,
         segmentOffset: UInt64 = 0,
         linkOffset: UInt64 = 0
-    ) throws -> LineTable? {
+    ) throws -> ImageLineTables? {
         let names = Array("\0.shstrtab\0.debug_line\0".utf8)
         let namesOffset = 64 + 56
         let linesOffset = namesOffset + names.count
@@ -208,7 +208,7 @@ private enum Image {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("LineTable-\(UUID().uuidString)")
         try Data(image).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        return LineTable(imageAt: url.path)
+        return ImageLineTables(imageAt: url.path)
     }
 
     /// `value` in `size` little-endian bytes.

@@ -47,7 +47,7 @@ struct LineTableTests {
         let testBinary = try #require(
             symbolicated.frames.first?.symbol.flatMap { images[$0.imageIndex].path }
         )
-        let table = try #require(LineTable.shared(forImageAt: testBinary))
+        let table = try #require(ImageLineTables.shared(forImageAt: testBinary))
         var compared = 0
         for frame in symbolicated.frames {
             guard let symbol = frame.symbol, images[symbol.imageIndex].path == testBinary,
