@@ -4,9 +4,12 @@
 
 /// Reads little-endian integers, LEB128 numbers and C strings from bytes; reads past the end give zeros.
 struct ByteCursor {
+    /// The bytes read.
     let bytes: [UInt8]
+    /// Where the next read starts; past the end, reads give zeros (and empty strings).
     var offset = 0
 
+    /// A cursor at the start of `bytes`.
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// A little-endian unsigned integer of `size` bytes (at most 8 are kept).

@@ -11,11 +11,9 @@ import Foundation
 /// (``CompileUnitIndex``, from the first entry of each unit in `.debug_info`), and a unit's line program is
 /// run the first time an address in its code is looked up (``LineTable``).
 ///
-/// A test binary's line programs hold about 230,000 rows; an unoptimized build took about 150 ms to run
-/// them all, which every process that reported an unimplemented read paid once. Indexing the units and
-/// running one unit's program takes a few milliseconds. An image whose units this reader cannot index
-/// (a form it does not know, an address in `.debug_addr`) has its line programs run all at once, on the
-/// first look-up, as before.
+/// A test binary's line programs hold about 230,000 rows, which an unoptimized build runs in about
+/// 150 ms; indexing the units and running one unit's program takes about 15 ms. An image whose units this
+/// reader cannot index (see ``CompileUnitIndex``) has every line program run, on its first look-up.
 ///
 /// The toolchain's symbolication, which an optimized build uses, runs every line program of the image for
 /// each address it locates (about 20 ms for a test binary).
@@ -29,18 +27,23 @@ final class ImageLineTables: Sendable {
     /// information uses: the link address of the loadable segment (PT_LOAD) that maps the start of the
     /// file, the part of the image its load address is the address of.
     let linkBase: UInt64
-    private let sections: Sections
     /// The units by the addresses of their code; `nil` when the image's units could not be indexed.
     private let units: CompileUnitIndex?
+    /// The sections the line tables are read from.
+    private let sections: Sections
     /// The line tables read so far, by the offset of their unit's line program in `.debug_line`; the
     /// table of every unit at ``everyUnit``, when ``units`` is `nil`.
     private let tables = Locked<[Int: LineTable]>.make([:])
+    /// The key of the table of every unit, in ``tables``.
     private static let everyUnit = -1
 
     /// The debug sections a line table is read from.
     private struct Sections: Sendable {
+        /// `.debug_line`.
         var line: [UInt8]
+        /// `.debug_line_str`, read only when a line program is of DWARF 5.
         var lineStrings: [UInt8]
+        /// `.debug_str`, read only when a line program is of DWARF 5.
         var strings: [UInt8]
     }
 
@@ -60,14 +63,20 @@ final class ImageLineTables: Sendable {
     /// The source location of `address`, an offset from the image's load address; `nil` if no line
     /// program covers it.
     ///
+    /// Where the spans of several units hold the address, the row that starts closest before it, among
+    /// the rows of their line programs that cover it, says where it is.
+    ///
     /// - Complexity: O(u) in the image's compilation units, plus, the first time an address of a unit is
     ///   looked up, the run of that unit's line program.
     func location(at address: UInt64) -> LineTable.Location? {
         guard let units else { return table(of: Self.everyUnit).location(at: address) }
+        var best: (start: UInt64, location: LineTable.Location)?
         for unit in units.lineProgramOffsets(at: address &+ linkBase) {
-            if let found = table(of: unit).location(at: address) { return found }
+            if let found = table(of: unit).row(at: address), best.map({ found.start > $0.start }) ?? true {
+                best = found
+            }
         }
-        return nil
+        return best?.location
     }
 
     /// The line table of the unit whose line program is at `offset` (of every unit at ``everyUnit``),
@@ -94,6 +103,10 @@ final class ImageLineTables: Sendable {
 
     /// The line tables of the image at `path`, its units indexed on first use (under a lock, so once per
     /// process); `nil` if it has none this reader understands.
+    ///
+    /// The image is read while holding the one lock of all images, so a look-up of any image waits while
+    /// one is read: simple, and acceptable for a read that happens once per image and process, on the
+    /// path of a failing test.
     static func shared(forImageAt path: String) -> ImageLineTables? {
         images.withLock { images in
             if let known = images[path] { return known }
@@ -186,7 +199,7 @@ final class ImageLineTables: Sendable {
         var headers: [String: SectionHeader] = [:]
         let wanted: Set = [
             ".debug_line", ".debug_line_str", ".debug_str", ".debug_info", ".debug_abbrev", ".debug_ranges",
-            ".debug_rnglists",
+            ".debug_rnglists", ".debug_addr",
         ]
         for index in 0..<sectionHeaderCount {
             let entry = section(index)
@@ -203,7 +216,7 @@ final class ImageLineTables: Sendable {
         // test binary: they are read only for an image that has one.
         let namesFilesInStrings = Self.hasVersion5Unit(line)
         var found: [String: [UInt8]] = [:]
-        for name in [".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists"] {
+        for name in [".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists", ".debug_addr"] {
             found[name] = contents(of: name)
         }
         if namesFilesInStrings {
@@ -215,7 +228,8 @@ final class ImageLineTables: Sendable {
                 info: info,
                 abbreviations: found[".debug_abbrev"] ?? [],
                 ranges: found[".debug_ranges"] ?? [],
-                rangeLists: found[".debug_rnglists"] ?? []
+                rangeLists: found[".debug_rnglists"] ?? [],
+                addresses: found[".debug_addr"] ?? []
             )
         }
         self.init(

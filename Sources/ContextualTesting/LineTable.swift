@@ -56,7 +56,11 @@ struct LineTable: Sendable {
 
     /// The source location of `address`, an offset from the image's load address; `nil` if no line
     /// program covers it.
-    func location(at address: UInt64) -> Location? {
+    func location(at address: UInt64) -> Location? { row(at: address)?.location }
+
+    /// The row that covers `address`, an offset from the image's load address: the link address where
+    /// it starts, and its source location; `nil` if no line program covers it.
+    func row(at address: UInt64) -> (start: UInt64, location: Location)? {
         let address = address &+ linkBase
         // The last row that starts at or before the address.
         var low = 0
@@ -68,7 +72,7 @@ struct LineTable: Sendable {
         guard low > 0 else { return nil }
         let row = rows[low - 1]
         guard address - row.start < UInt64(row.length) else { return nil }
-        return Location(path: files[Int(row.file)], line: Int(row.line), column: Int(row.column))
+        return (row.start, Location(path: files[Int(row.file)], line: Int(row.line), column: Int(row.column)))
     }
 
     /// Reads the units of a `.debug_line` section's bytes, `debugLine`, with the string sections their

@@ -138,8 +138,8 @@ enum UnimplementedReadIssue {
     /// until one is, and what each says is kept by address. In a debug build on Linux a frame is looked up
     /// in its image's line tables, each unit's read once per process when its code is first looked up
     /// (``ImageLineTables``: a binary search, where the toolchain's symbolication runs every line program
-    /// of the image again for each frame); otherwise,
-    /// or where they cannot say, by symbolicating it with its source location and inline frames.
+    /// of the image again for each frame); otherwise, or where they cannot say, by symbolicating it with
+    /// its source location and inline frames.
     @inline(never)
     static func reader() -> Reader {
         var reader = Reader(location: nil, isKeyPathWrite: false, framesLookedUp: 0)

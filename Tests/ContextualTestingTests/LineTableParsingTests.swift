@@ -116,6 +116,27 @@ struct LineTableParsingTests {
         #expect(try Image.table(lines: lines, segmentOffset: 0x1000) == nil)
     }
 
+    @Test("An image's units are indexed at their link addresses: a look-up adds the link base, then reads one unit")
+    func indexesAnImage() throws {
+        let lines = Unit.version4(program: Unit.program)
+        // One DWARF 4 unit: DW_AT_stmt_list 0 (sec_offset), DW_AT_low_pc 0x1000 (addr), DW_AT_high_pc 0x100
+        // (data4, a size).
+        let abbreviations: [UInt8] = [1, 0x11, 0, 0x10, 0x17, 0x11, 0x01, 0x12, 0x06, 0, 0, 0]
+        let body = Image.le(4, 2) + Image.le(0, 4) + [8, 1] + Image.le(0, 4) + Image.le(0x1000, 8) + Image.le(0x100, 4)
+        let info = Image.le(UInt64(body.count), 4) + body
+        let sections = [(name: ".debug_info", bytes: info), (name: ".debug_abbrev", bytes: abbreviations)]
+        let tables = try #require(try Image.table(lines: lines, linkOffset: 0x1000, sections: sections))
+        #expect(tables.isIndexed)
+        #expect(tables.location(at: 0x4)?.line == 10)
+        #expect(tables.tablesRead == 1)
+        // 0x1004 from the load address is at 0x2004, outside the unit's code.
+        #expect(tables.location(at: 0x1004) == nil)
+        // Without .debug_info, every line program is read, at the same addresses.
+        let unindexed = try #require(try Image.table(lines: lines, linkOffset: 0x1000))
+        #expect(!unindexed.isIndexed)
+        #expect(unindexed.location(at: 0x4)?.line == 10)
+    }
+
     @Test("A member of an extension declared in another module than its type's is told apart by its mangling")
     func extensionsInOtherModules() {
         #expect(UnimplementedReadIssue.isInExtension("$s10Contextual7ContextC7MyTestsE4readSiyF"))
@@ -179,25 +200,38 @@ private enum Unit {
 /// Builds a 64-bit little-endian ELF image with one loadable segment and a `.debug_line` section.
 private enum Image {
     /// The table read from an image whose `.debug_line` holds `lines`, with the given section header's
-    /// size and type, and the given loadable segment's file offset and link address.
+    /// size and type, and the given loadable segment's file offset and link address; `sections`, more
+    /// sections by name (`.debug_info`, say), go before `.debug_line`.
     static func table(
         lines: [UInt8],
         size: UInt64? = nil,
         type: UInt32 = 1,
         segmentOffset: UInt64 = 0,
-        linkOffset: UInt64 = 0
+        linkOffset: UInt64 = 0,
+        sections more: [(name: String, bytes: [UInt8])] = []
     ) throws -> ImageLineTables? {
-        let names = Array("\0.shstrtab\0.debug_line\0".utf8)
+        var names = Array("\0.shstrtab\0.debug_line\0".utf8)
+        var moreNames: [Int] = []
+        for section in more {
+            moreNames.append(names.count)
+            names += Array(section.name.utf8) + [0]
+        }
         let namesOffset = 64 + 56
-        let linesOffset = namesOffset + names.count
+        var moreOffsets: [Int] = []
+        var offset = namesOffset + names.count
+        for section in more {
+            moreOffsets.append(offset)
+            offset += section.bytes.count
+        }
+        let linesOffset = offset
         let sectionsOffset = linesOffset + lines.count
         var image = [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1] + [UInt8](repeating: 0, count: 9)
         image += le(2, 2) + le(0x3E, 2) + le(1, 4) + le(0, 8) + le(64, 8) + le(UInt64(sectionsOffset), 8)
-        image += le(0, 4) + le(64, 2) + le(56, 2) + le(1, 2) + le(64, 2) + le(3, 2) + le(1, 2)
+        image += le(0, 4) + le(64, 2) + le(56, 2) + le(1, 2) + le(64, 2) + le(UInt64(3 + more.count), 2) + le(1, 2)
         // PT_LOAD: type, flags, offset, address, physical address, sizes, alignment.
         image += le(1, 4) + le(5, 4) + le(segmentOffset, 8) + le(linkOffset, 8) + le(linkOffset, 8)
         image += le(0x1000, 8) + le(0x1000, 8) + le(0x1000, 8)
-        image += names + lines
+        image += names + more.flatMap(\.bytes) + lines
         func section(name: UInt64, type: UInt64, offset: Int, size: UInt64) -> [UInt8] {
             le(name, 4) + le(type, 4) + le(0, 8) + le(0, 8) + le(UInt64(offset), 8) + le(size, 8)
                 + [UInt8](repeating: 0, count: 24)
@@ -205,6 +239,14 @@ private enum Image {
         image += [UInt8](repeating: 0, count: 64)
         image += section(name: 1, type: 3, offset: namesOffset, size: UInt64(names.count))
         image += section(name: 11, type: UInt64(type), offset: linesOffset, size: size ?? UInt64(lines.count))
+        for (index, entry) in more.enumerated() {
+            image += section(
+                name: UInt64(moreNames[index]),
+                type: 1,
+                offset: moreOffsets[index],
+                size: UInt64(entry.bytes.count)
+            )
+        }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("LineTable-\(UUID().uuidString)")
         try Data(image).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }

@@ -37,7 +37,7 @@ struct ReaderLookupTests {
 #if DEBUG && os(Linux)
 // MARK: - The line table
 
-@Suite("Reading the line tables once")
+@Suite("Reading the line tables once per unit")
 struct LineTableTests {
     @Test("The line table places each frame of this binary where the toolchain's symbolication does")
     func agreesWithSymbolication() throws {

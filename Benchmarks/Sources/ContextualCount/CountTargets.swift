@@ -282,7 +282,7 @@ private func measure(_ name: String, _ count: Int) -> Measure {
 /// One context made with `count` registrations: counted at 2,000 registrations in all at least. No warm-up:
 /// what happens once (the types' metadata, the first allocations) happens in the first iteration of both
 /// runs, so (count(2N) − count(N)) / N counts warm iterations alone, and the largest size, a run of up to
-/// two minutes under valgrind, makes two contexts fewer.
+/// two minutes under valgrind, makes two contexts fewer than a warm-up of one would.
 private func registration(_ count: Int) -> Measure {
     Measure(
         group: registrationGroup(count),

@@ -11,8 +11,8 @@ import Synchronization
 /// The caller keeps what it returns until the process exits. Released, the set-up (10,000 registrations,
 /// say) is torn down by whichever thread drops it last: the task of a scenario that awaits (`waitFor`),
 /// when that task ends after the main thread stopped waiting for it, and then the exit may or may not let
-/// the teardown finish. It was counted in one run and not in the other, tens of millions of instructions
-/// apart at n = 10,000, enough to fail a scaling target by chance.
+/// the teardown finish: counted in one run and not in the other, it would put tens of millions of
+/// instructions between two runs at n = 10,000, enough to fail a scaling target by chance.
 ///
 /// On the main thread, by default; `inTask` runs it inside a task instead, as package-benchmark does (its
 /// runner is an `async` main), where task-local values take their memory from the task's allocator
@@ -44,5 +44,6 @@ func runOne(_ name: String, iterations: Int, warmUp: Int, inTask: Bool) -> Prepa
 /// A scenario's prepared work, kept by `--run-one` until the process exits (see
 /// ``runOne(_:iterations:warmUp:inTask:)``): written by the thread that runs the scenario, never read.
 final class PreparedWork: Sendable {
+    /// The scenario's work, set once its set-up is made.
     let run = Mutex<(@Sendable (Int) -> Void)?>(nil)
 }
