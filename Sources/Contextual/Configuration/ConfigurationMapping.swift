@@ -72,7 +72,7 @@ public struct ConfigurationMapping<Source>: Sendable {
         entries.append(
             Entry(
                 name: name,
-                valueType: String(describing: Value.self),
+                valueType: TypeMetadata.name(of: Value.self),
                 read: { source in
                     let value = try read(source, name)
                     return { values in values[keyPath: keyPath] = value }

@@ -100,7 +100,7 @@ extension ContextError {
         if type == Double.self { return "a number" }
         if type == String.self { return "a string" }
         if type == Bool.self { return "true or false" }
-        if String(describing: type).hasPrefix("Array<") { return "a list" }
+        if TypeMetadata.name(of: type).hasPrefix("Array<") { return "a list" }
         return "an object with named fields"
     }
 

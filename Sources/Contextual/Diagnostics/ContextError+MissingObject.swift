@@ -6,7 +6,7 @@ extension ContextError {
     /// The error for an object nobody provides: the type, every context searched, what needed it, and the fix.
     @usableFromInline
     static func missingObject<T>(_ type: T.Type, in context: Context) -> ContextError {
-        let typeName = String(reflecting: type)
+        let typeName = TypeMetadata.qualifiedName(of: type)
         let chain = context.chainNames
         let path = chain.map { "'\($0)'" }.joined(separator: " → ")
         // A protocol is provided with the type named, and its optional is spelled with parentheses.

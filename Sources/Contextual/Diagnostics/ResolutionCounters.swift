@@ -96,7 +96,7 @@ public final class ResolutionCounters: Sendable {
     /// ```
     public func count(of type: Any.Type) -> Count {
         entries.withLock { entries in
-            var total = Count(provider: String(describing: type), resolved: 0, built: 0)
+            var total = Count(provider: TypeMetadata.name(of: type), resolved: 0, built: 0)
             for entry in entries.values where entry.entryType.map({ ObjectIdentifier($0) }) == ObjectIdentifier(type) {
                 total.provider = entry.provider.label
                 total.resolved += entry.resolved

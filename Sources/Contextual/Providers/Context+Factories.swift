@@ -25,7 +25,7 @@ extension Context {
             factory = try require(Factory<Arguments, Object>.self)
         } catch
             where error.code == .missingObject
-            && error.requestedType == String(reflecting: Factory<Arguments, Object>.self)
+            && error.requestedType == TypeMetadata.qualifiedName(of: Factory<Arguments, Object>.self)
         {
             throw ContextError.missingFactory(
                 of: Object.self,
@@ -44,7 +44,7 @@ extension Context {
             guard let factory = provider.providedType as? any FactoryType.Type, factory.objectType == object else {
                 return nil
             }
-            return String(reflecting: factory.argumentsType)
+            return TypeMetadata.qualifiedName(of: factory.argumentsType)
         }
     }
 }

@@ -34,8 +34,8 @@ extension ContextError {
         in context: Context,
         path: [String] = []
     ) -> ContextError {
-        let objectName = String(reflecting: object)
-        let argumentsName = String(reflecting: arguments)
+        let objectName = TypeMetadata.qualifiedName(of: object)
+        let argumentsName = TypeMetadata.qualifiedName(of: arguments)
         let factoryName = "Factory<\(argumentsName), \(objectName)>"
         let found =
             registered.isEmpty

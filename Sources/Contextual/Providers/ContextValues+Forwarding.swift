@@ -97,9 +97,9 @@ struct ForwardingMismatch: CustomStringConvertible {
     let primary: String
 
     init(object: Any, forwarded: Any.Type, primary: Any.Type) {
-        self.objectType = String(describing: Swift.type(of: object))
-        self.forwarded = String(describing: forwarded)
-        self.primary = String(describing: primary)
+        self.objectType = TypeMetadata.name(of: Swift.type(of: object))
+        self.forwarded = TypeMetadata.name(of: forwarded)
+        self.primary = TypeMetadata.name(of: primary)
     }
 
     var description: String {

@@ -74,7 +74,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
         case .factory: "\(name) (factory)"
         }
     }
-    var name: String { String(describing: entryType) }
+    var name: String { TypeMetadata.name(of: entryType) }
 
     @usableFromInline
     var isAsync: Bool {
@@ -87,7 +87,7 @@ final class ProviderBox<Value: Sendable>: ContextBox {
 
     @usableFromInline
     var entryDescription: String {
-        var kind = "\(lifetime) provider\(isAsync ? " (async)" : "") of \(Value.self)"
+        var kind = "\(lifetime) provider\(isAsync ? " (async)" : "") of \(TypeMetadata.name(of: Value.self))"
         if case .forwarded(let primary) = role { kind += ", forwarded to \(primary)" }
         return lifetime == .singleton && singleton.built != nil ? "\(kind), built" : kind
     }

@@ -382,7 +382,7 @@ extension ScopeStore {
             switch self {
             case .provider(let provider): (provider as? any AnyProviderBox)?.label ?? "\(type(of: provider))"
             case .adopted(let label): label
-            case .singleton(let type): "\(type) (\(Lifetime.singleton))"
+            case .singleton(let type): "\(TypeMetadata.name(of: type)) (\(Lifetime.singleton))"
             }
         }
     }

@@ -179,7 +179,7 @@ final class DefaultCell: ConditionLocked<DefaultCell.State>, @unchecked Sendable
     }
 
     /// The key's name in messages, e.g. `ThemeKey`.
-    var label: String { String(describing: key) }
+    var label: String { TypeMetadata.name(of: key) }
 
     /// The box of the value, once computed.
     var computedBox: (any ContextBox)? {

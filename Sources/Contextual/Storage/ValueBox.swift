@@ -47,7 +47,7 @@ final class ValueBox<Value: Sendable>: ContextBox {
     var addressTag: UInt { 0 }
 
     @usableFromInline
-    var entryDescription: String { "value of type \(Value.self)" }
+    var entryDescription: String { "value of type \(TypeMetadata.name(of: Value.self))" }
 
     @usableFromInline
     func holdsSameValue(as other: any ContextBox) -> Bool {

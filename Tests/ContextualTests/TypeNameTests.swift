@@ -1,0 +1,36 @@
+import Testing
+
+@testable import Contextual
+
+// MARK: - Type names in labels and messages
+
+private protocol NamedStore {}
+private enum Bit<Rest> {}
+private final class Made<T>: Sendable {}
+private struct Described: CustomStringConvertible, CustomDebugStringConvertible {
+    var description: String { "described" }
+    var debugDescription: String { "debug-described" }
+}
+
+@Suite("Type names: labels and messages spell a type as String(describing:) and String(reflecting:) do")
+struct TypeNameTests {
+    static let types: [Any.Type] = [
+        Int.self, String?.self, [String: Int].self, (Int, String).self, ((Int) -> String).self,
+        (any NamedStore).self, (any NamedStore.Type).self, Bit<Made<Int>>.self, Made<Described>.self, Described.self,
+        Void.self, Factory<(String, Int), Made<Int>>.self,
+    ]
+
+    @Test("name(of:) is String(describing:), qualifiedName(of:) is String(reflecting:)", arguments: types)
+    func sameNames(_ type: Any.Type) {
+        #expect(TypeMetadata.name(of: type) == String(describing: type))
+        #expect(TypeMetadata.qualifiedName(of: type) == String(reflecting: type))
+    }
+
+    @Test("A provider's label and a missing object's message use those names")
+    func labelsAndMessages() {
+        let app = Context(name: "app") { $0.provide(Made<Described>.self, lifetime: .singleton) { _ in Made() } }
+        #expect(app.visibleProviders().map(\.label) == ["Made<Described> (singleton)"])
+        let error = ContextError.missingObject(Bit<Int>.self, in: app)
+        #expect(error.requestedType == String(reflecting: Bit<Int>.self))
+    }
+}
