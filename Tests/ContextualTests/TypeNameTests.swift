@@ -5,8 +5,9 @@ import Testing
 // MARK: - Type names in labels and messages
 
 private protocol NamedStore {}
+private protocol NamedSendable: Sendable {}
 private enum Bit<Rest> {}
-private final class Made<T>: Sendable {}
+private final class Made<T>: NamedSendable {}
 private struct Described: CustomStringConvertible, CustomDebugStringConvertible {
     var description: String { "described" }
     var debugDescription: String { "debug-described" }
@@ -26,10 +27,17 @@ struct TypeNameTests {
         #expect(TypeMetadata.qualifiedName(of: type) == String(reflecting: type))
     }
 
-    @Test("A provider's label and a missing object's message use those names")
+    @Test("A provider's label, a forwarded one's and a missing object's message use those names")
     func labelsAndMessages() {
-        let app = Context(name: "app") { $0.provide(Made<Described>.self, lifetime: .singleton) { _ in Made() } }
-        #expect(app.visibleProviders().map(\.label) == ["Made<Described> (singleton)"])
+        let app = Context(name: "app") {
+            $0.provide(Made<Described>.self, lifetime: .singleton) { _ in Made() }
+            $0.forward((any NamedSendable).self, to: Made<Described>.self)
+        }
+        #expect(
+            app.visibleProviders().map(\.label).sorted() == [
+                "Made<Described> (singleton)", "NamedSendable (singleton, forwarded to Made<Described>)",
+            ]
+        )
         let error = ContextError.missingObject(Bit<Int>.self, in: app)
         #expect(error.requestedType == String(reflecting: Bit<Int>.self))
     }

@@ -44,10 +44,11 @@ extension Context: CustomDebugStringConvertible {
             lines.append("- '\(context.displayName)' (\(traits.joined(separator: ", ")))")
             var entries: [String] = []
             for entry in owns[index] {
-                var line = "    \(entry.id.kind) \(entry.box.entryType): \(entry.box.entryDescription)"
+                let typeName = TypeMetadata.name(of: entry.box.entryType)
+                var line = "    \(entry.id.kind) \(typeName): \(entry.box.entryDescription)"
                 // Providers added for a type add up along the chain: a context below adds, never overrides.
                 if entry.box is any AnyProviderList {
-                    entries.append("    all \(entry.box.entryType): \(entry.box.entryDescription)")
+                    entries.append("    all \(typeName): \(entry.box.entryDescription)")
                     continue
                 }
                 if !entry.id.isLocal,

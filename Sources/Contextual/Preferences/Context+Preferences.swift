@@ -131,7 +131,7 @@ extension Context {
     func reducePreference<Key: PreferenceKey>(_ key: Key.Type) -> Key.Value {
         let id = StorageID(preference: key)
         // Decided once per read: only dictionary contributions record their contributor.
-        let keyName = Key.Value.self is any AttributedContribution.Type ? String(reflecting: key) : nil
+        let keyName = Key.Value.self is any AttributedContribution.Type ? TypeMetadata.qualifiedName(of: key) : nil
         var value = Key.defaultValue
         forEachInSubtree { context, own in
             guard var next = own.value(id, as: Key.Value.self) else { return }

@@ -82,7 +82,7 @@ extension ContextValues {
                 entry: type,
                 lifetime: source.lifetime,
                 factory: factory,
-                role: .forwarded(to: "\(primary)")
+                role: .forwarded(to: TypeMetadata.name(of: primary))
             )
         )
     }

@@ -380,7 +380,8 @@ extension ScopeStore {
 
         var label: String {
             switch self {
-            case .provider(let provider): (provider as? any AnyProviderBox)?.label ?? "\(type(of: provider))"
+            case .provider(let provider):
+                (provider as? any AnyProviderBox)?.label ?? TypeMetadata.name(of: type(of: provider))
             case .adopted(let label): label
             case .singleton(let type): "\(TypeMetadata.name(of: type)) (\(Lifetime.singleton))"
             }

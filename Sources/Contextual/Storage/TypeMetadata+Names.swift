@@ -15,11 +15,11 @@ extension TypeMetadata {
     /// `CustomStringConvertible` or `CustomDebugStringConvertible`, then builds a `Mirror` of it. For a
     /// type the process has not asked about, each question scans every conformance record of every
     /// loaded image: about 900,000 instructions for one provider's label, counted in `validate()` and
-    /// `bootReport()` of 3,000 providers, where the labels were 60% of the first call. The name written
-    /// is the same.
+    /// `bootReport()` of 3,000 providers, where it would be 60% of the first call. The name written is
+    /// the same.
     ///
-    /// - Complexity: O(1) once the runtime has made the name (it keeps one per type); the first time,
-    ///   O(*n*) in the length of the name.
+    /// - Complexity: O(*n*) in the length of the name, which is copied from the runtime's cache; the first
+    ///   time a type is named, the runtime makes the name from the type's metadata.
     static func name(of type: Any.Type) -> String {
         _typeName(type, qualified: false)
     }

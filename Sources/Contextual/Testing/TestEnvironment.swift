@@ -43,7 +43,7 @@ final class TestEnvironment: Sendable {
     /// Reports a read of `key`, whose test value is unimplemented; runs the handler on the reading thread.
     func reportUnimplementedRead<Key: ContextKey>(of key: Key.Type) {
         if isConfiguring.load(ordering: .relaxed) { return }
-        onUnimplementedRead(UnimplementedRead(key: String(reflecting: key), contextName: name))
+        onUnimplementedRead(UnimplementedRead(key: TypeMetadata.qualifiedName(of: key), contextName: name))
     }
 }
 

@@ -75,7 +75,7 @@ public struct UnimplementedRead: Sendable, Hashable, CustomStringConvertible {
 extension UnimplementedRead {
     /// The report of a read of `key`, in a test runner, by a context that is not a test context.
     static func outsideTestContext<Key>(_ key: Key.Type) -> UnimplementedRead {
-        UnimplementedRead(key: String(reflecting: key), contextName: nil, isOutsideTestContext: true)
+        UnimplementedRead(key: TypeMetadata.qualifiedName(of: key), contextName: nil, isOutsideTestContext: true)
     }
 
     private init(key: String, contextName: String?, isOutsideTestContext: Bool) {
