@@ -41,8 +41,8 @@ struct Valgrind {
     /// Allocations (memcheck's "total heap usage: X allocs": malloc, calloc, realloc, memalign,
     /// posix_memalign, aligned_alloc and the C++ `new`s alike) made by the same command.
     func allocations(_ runner: String, _ scenario: String, iterations: Int, warmUp: Int) throws -> Int {
-        // Only the count at exit is read: no stack trace is kept per allocation, nor inlined frames read
-        // from the debug information (about a tenth of a short run's minutes).
+        // Only the count at exit is read: no stack trace is kept per allocation, and no inlined frames are
+        // read from the debug information (together, about a tenth of a short run's time under memcheck).
         let log = try run(
             [
                 "--tool=memcheck", "--leak-check=no", "--undef-value-errors=no", "--keep-stacktraces=none",
