@@ -2,6 +2,8 @@ import Testing
 
 @testable import Contextual
 
+// Type names in labels and messages: the runtime's cached names, spelled as String(describing:) spells them.
+
 // MARK: - Type names in labels and messages
 
 private protocol NamedStore {}

@@ -31,7 +31,7 @@ extension Context {
     /// - Returns: The report; it never throws: the problems found are in ``BootReport/problems``.
     ///
     /// - Complexity: the builds, plus O(*p* + *e*) for *p* providers and *e* edges (10,000 providers
-    ///   in about 0.06 s beyond their builds, in a release build on a 2-core machine).
+    ///   in about 0.1 s beyond their builds, in a release build on a 2-core machine).
     nonisolated(nonsending)
         public func bootReport(deadline: Duration = .seconds(60)) async -> BootReport
     {

@@ -110,7 +110,7 @@ extension Context {
             return (entry.box as? any AnyProviderList)?.anyProviders ?? []
         }
         // Sorted stably: the providers added for one type share a label and keep their order. Each label
-        // is made once (it is a type's name, made by reflection), not at each of the n log n comparisons.
+        // is made once (a type's name, copied from the runtime's cache), not at each of the n log n comparisons.
         return providers.enumerated().map { (label: $0.element.label, offset: $0.offset, provider: $0.element) }
             .sorted { ($0.label, $0.offset) < ($1.label, $1.offset) }
             .map(\.provider)
