@@ -241,7 +241,7 @@ let countTargets: [CountTarget] =
                 atMost: 2_000
             )
         ),
-    ] + registrationTargets + operationTargets + testContextTargets
+    ] + registrationTargets + operationTargets + perProviderTargets + testContextTargets
 
 /// Registering providers is linear in their number: each size ten times larger costs at most 12x more
 /// (amortized O(1) per registration, with room for caches that a larger table no longer fits).
@@ -264,6 +264,27 @@ private let operationTargets: [CountTarget] = scalingOperations.map { operation 
             small: measure(operation.name, small),
             large: measure(operation.name, large),
             atMost: 12
+        )
+    )
+}
+
+/// What each provider adds to `validate()` and `bootReport()`, from the two sizes counted above: its label,
+/// its checks and its build. Labels made with `String(describing:)`, which asks the runtime three
+/// conformance questions and builds a `Mirror` for each type, made them cost about 25,000 and 82,000
+/// instructions a provider; with names from the runtime's cache, about 16,000 and 55,000.
+private let perProviderTargets: [CountTarget] = [
+    ("validate n providers", 20_000.0),
+    ("boot report of n providers", 65_000.0),
+].compactMap { name, atMost in
+    guard let operation = scalingOperations.first(where: { $0.name == name }) else { return nil }
+    let (small, large) = (operation.sizes[0], operation.sizes[1])
+    return CountTarget(
+        name: "\(name): each provider past n = \(small) at most \(formatCount(atMost)) instructions",
+        requirement: .perUnit(
+            small: measure(name, small),
+            large: measure(name, large),
+            units: large - small,
+            atMost: atMost
         )
     )
 }
