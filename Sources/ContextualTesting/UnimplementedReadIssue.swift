@@ -33,43 +33,33 @@ enum UnimplementedReadIssue {
         return parts.dropLast(2).joined(separator: "/")[...]
     }()
 
-    /// Serializes symbolication, whose caches are not safe to fill from several threads at once (frames
-    /// of the standard library then lose their symbols).
+    /// Serializes the toolchain's symbolication, whose caches are not safe to fill from several threads
+    /// at once (frames of the standard library then lose their symbols).
     private static let symbolication = Locked.make(())
 
-    /// The return addresses, in the standard library, of a key path assignment's read of the old value,
-    /// innermost first: learned once by making one. The standard library's frames are not always
-    /// symbolicated (after a first symbolication, this toolchain's often leaves them without a symbol), its
-    /// addresses always are. They are matched as a sequence: in an optimized build an ordinary key path
-    /// read passes through some of the same functions.
+    /// The addresses of the calls, in the standard library, of a key path assignment's read of the old
+    /// value, innermost first: learned once by making one. Its frames are matched by address, not by name
+    /// (the standard library's exported symbols do not name them all), and as a sequence: in an optimized
+    /// build an ordinary key path read passes through some of the same functions.
     ///
     /// The probe is usually made during the first unimplemented read, so its stack has the real read
     /// below it: the addresses are the standard library's frames just inside the probe's own assignment
     /// (the configuring closure that `child` calls), found from the outside in.
-    private static let keyPathWriteAddresses: [Backtrace.Address] = {
-        let learned = Locked<[Backtrace.Address]>.make([])
+    private static let keyPathWriteAddresses: [UInt] = {
+        let learned = Locked<[UInt]>.make([])
         let probe = Context.testing(
             name: nil,
             onUnimplementedRead: { _ in
-                guard let backtrace = try? Backtrace.capture(),
-                    let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated(options: []) }),
-                    let child = symbolicated.frames.firstIndex(where: {
-                        $0.symbol?.name.contains("Context.makeChild") == true
-                    })
+                let frames = captureStack()
+                guard let child = frames.firstIndex(where: { $0.symbol?.name.contains("Context.makeChild") == true })
                 else { return }
-                let frames = symbolicated.frames
-                // The toolchain's frames, which this toolchain's symbolication often leaves without a
-                // symbol (the backtrace's image ranges do not always cover them either).
-                func inToolchain(_ frame: SymbolicatedBacktrace.Frame) -> Bool {
-                    frame.symbol.map { isToolchainImage($0.imageName) } ?? true
-                }
                 // Outward from the innermost `makeChild`: past the closure it calls (and its thunks) to
                 // the standard library's frames of the assignment.
                 var index = child - 1
-                while index >= max(0, child - 4), !inToolchain(frames[index]) { index -= 1 }
-                var addresses: [Backtrace.Address] = []
-                while index >= 0, inToolchain(frames[index]) {
-                    addresses.insert(frames[index].captured.adjustedProgramCounter, at: 0)
+                while index >= max(0, child - 4), !isToolchainFrame(frames[index]) { index -= 1 }
+                var addresses: [UInt] = []
+                while index >= 0, isToolchainFrame(frames[index]) {
+                    addresses.insert(frames[index].address, at: 0)
                     index -= 1
                 }
                 learned.withLock { if $0.isEmpty { $0 = addresses } }
@@ -81,10 +71,23 @@ enum UnimplementedReadIssue {
     }()
 
     /// Whether the frames from `index` on are a key path assignment's read of the old value.
-    private static func isKeyPathWrite(_ frames: [SymbolicatedBacktrace.Frame], at index: Int) -> Bool {
+    private static func isKeyPathWrite(_ frames: [StackFrame], at index: Int) -> Bool {
         let learned = keyPathWriteAddresses
         guard !learned.isEmpty, index + learned.count <= frames.count else { return false }
-        return learned.indices.allSatisfy { frames[index + $0].captured.adjustedProgramCounter == learned[$0] }
+        return learned.indices.allSatisfy { frames[index + $0].address == learned[$0] }
+    }
+
+    /// The running thread's stack from the caller of this function, each frame named from its image's
+    /// symbol table unless the image is the toolchain's (whose exported symbols name what is looked for
+    /// there).
+    @inline(never)
+    private static func captureStack() -> [StackFrame] {
+        Array(NativeStack.capture { !isToolchainImage($0.name) }.dropFirst())
+    }
+
+    /// Whether `frame` is in the toolchain's libraries, or in no image the dynamic linker knows.
+    private static func isToolchainFrame(_ frame: StackFrame) -> Bool {
+        frame.image.map { isToolchainImage($0.name) } ?? true
     }
 
     /// Whether `name` is a read of the library's (`Context.subscript.getter`, `Injected.wrappedValue`, or
@@ -115,6 +118,9 @@ enum UnimplementedReadIssue {
         /// How many of the stack's frames were looked up in the debug information (those found in
         /// ``locations`` are not).
         var framesLookedUp: Int
+        /// How many of those were looked up through the toolchain's symbolication (where the line tables
+        /// cannot say: an optimized build, another platform).
+        var framesSymbolicatedByToolchain = 0
     }
 
     /// What a frame of the stack, at a return address, says about the reader: its line, or nothing (a
@@ -126,14 +132,15 @@ enum UnimplementedReadIssue {
     }
 
     /// What each frame looked up so far says about the reader, by return address.
-    private static let locations = Locked<[Backtrace.Address: FrameLocation]>.make([:])
+    private static let locations = Locked<[UInt: FrameLocation]>.make([:])
 
     /// Where the reading code is: the first frame outside Contextual and ContextualTesting with a source
     /// location; and whether the read is the first half of a key path assignment (`values[keyPath: path]
     /// = value`, as in `child(\.key, value)`, gets the old value before it sets the new one), which is no
     /// read.
     ///
-    /// The stack is symbolicated by name only (a look-up in each image's symbol table); only the frames
+    /// The stack is unwound and its frames named by ``NativeStack`` (the C library's unwinder, each image's
+    /// symbol table); only the frames
     /// that may be the reader's are looked up in the debug information, one at a time from the innermost,
     /// until one is, and what each says is kept by address. In a debug build on Linux a frame is looked up
     /// in its image's line tables, each unit's read once per process when its code is first looked up
@@ -143,47 +150,32 @@ enum UnimplementedReadIssue {
     @inline(never)
     static func reader() -> Reader {
         var reader = Reader(location: nil, isKeyPathWrite: false, framesLookedUp: 0)
-        guard let backtrace = try? Backtrace.capture(),
-            let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated(options: []) })
-        else {
-            return reader
-        }
-        let frames = symbolicated.frames
+        let frames = captureStack()
         for (index, frame) in frames.enumerated() {
             if isKeyPathWrite(frames, at: index) {
                 reader.isKeyPathWrite = true
                 return reader
             }
-            guard let symbol = frame.symbol else { continue }
+            guard let symbol = frame.symbol, let image = frame.image else { continue }
             if symbol.name.contains("_projectMutableAddress") || symbol.name.contains("swift_setAt") {
                 reader.isKeyPathWrite = true
                 return reader
             }
-            if isToolchainImage(symbol.imageName) || isLibraryFrame(symbol) { continue }
-            let address = frame.captured.adjustedProgramCounter
-            let known = locations.withLock { $0[address] }
+            if isToolchainImage(image.name) || isLibraryFrame(symbol) { continue }
+            let known = locations.withLock { $0[frame.address] }
             let location: FrameLocation
             if let known {
                 location = known
-            } else if let found = lineTableLocation(of: symbol, at: address, images: symbolicated.images) {
+            } else if let found = lineTableLocation(of: symbol, at: frame.address, in: image) {
                 reader.framesLookedUp += 1
                 location = found
-                locations.withLock { $0[address] = location }
+                locations.withLock { $0[frame.address] = location }
             } else {
-                // The same frame again, alone, at the same depth below this function: the capture is
-                // called from here as the first one was.
-                guard let alone = try? Backtrace.capture(limit: 2, offset: index, top: 0),
-                    alone.frames.first(where: { _ in true })?.adjustedProgramCounter == address,
-                    let inlined = symbolication.withLock({ _ in alone.symbolicated()?.frames })
-                else {
-                    continue
-                }
+                guard let inlined = symbolicatedWithInlineFrames(frame.address) else { continue }
                 reader.framesLookedUp += 1
-                // The frames of this return address only: the capture holds the caller's too, whose line
-                // depends on the stack, not on the address (the result is kept by address).
-                let ownFrames = inlined.filter { $0.captured.adjustedProgramCounter == address }
-                location = frameLocation(ownFrames.compactMap(LocatedFrame.init))
-                locations.withLock { $0[address] = location }
+                reader.framesSymbolicatedByToolchain += 1
+                location = frameLocation(inlined.compactMap(LocatedFrame.init))
+                locations.withLock { $0[frame.address] = location }
             }
             if case .reader(let found) = location {
                 reader.location = found
@@ -191,6 +183,27 @@ enum UnimplementedReadIssue {
             }
         }
         return reader
+    }
+
+    /// The frames of the call at `address`, on the running thread's stack, as the toolchain's
+    /// symbolication gives them with their source locations and inline frames (innermost first): where
+    /// the line tables cannot say (an optimized build, another platform). `nil` if the frame is not found.
+    @inline(never)
+    private static func symbolicatedWithInlineFrames(_ address: UInt) -> [SymbolicatedBacktrace.Frame]? {
+        // The frame's depth below this function, then the frame again, alone, at that depth: the two
+        // captures are called from here alike. Symbolicating the whole stack with source locations would
+        // cost a pass over the debug information per frame.
+        guard let stack = try? Backtrace.capture(limit: 128),
+            let depth = Array(stack.frames).firstIndex(where: { UInt64($0.adjustedProgramCounter) == UInt64(address) }),
+            let alone = try? Backtrace.capture(limit: 2, offset: depth, top: 0),
+            alone.frames.first(where: { _ in true }).map({ UInt64($0.adjustedProgramCounter) }) == UInt64(address),
+            let inlined = symbolication.withLock({ _ in alone.symbolicated()?.frames })
+        else {
+            return nil
+        }
+        // The frames of this address only: the capture holds the caller's too, whose line depends on the
+        // stack, not on the address (the result is kept by address).
+        return inlined.filter { UInt64($0.captured.adjustedProgramCounter) == UInt64(address) }
     }
 
     /// Whether `symbol`, a frame's function as its image's symbol table names it, is one of the library's
@@ -202,7 +215,7 @@ enum UnimplementedReadIssue {
     /// `extension Context { … }`) is mangled under the library's module too, and named like the library's
     /// reads (`Context.…`): it is the user's code, not the library's. Such a frame is still skipped when it
     /// is a key's accessor (`ContextValues.…`), whose caller is the reader.
-    private static func isLibraryFrame(_ symbol: SymbolicatedBacktrace.Symbol) -> Bool {
+    private static func isLibraryFrame(_ symbol: StackFrame.Symbol) -> Bool {
         let name = symbol.name
         if name.hasPrefix("specialized ") { return false }
         if name.contains("ContextValues.") { return true }
@@ -276,21 +289,18 @@ enum UnimplementedReadIssue {
     /// An unoptimized build inlines nothing a reader's frame needs named apart, so the frame's location is
     /// the line table's row for its address, and its function the one its image's symbol table names.
     private static func lineTableLocation(
-        of symbol: SymbolicatedBacktrace.Symbol,
-        at address: Backtrace.Address,
-        images: ImageMap
+        of symbol: StackFrame.Symbol,
+        at address: UInt,
+        in image: StackFrame.Image
     ) -> FrameLocation? {
         #if DEBUG && os(Linux)
-        guard images.indices.contains(symbol.imageIndex) else { return nil }
-        let image = images[symbol.imageIndex]
-        guard let path = image.path, let table = ImageLineTables.shared(forImageAt: path),
-            let address = UInt64(address), let base = UInt64(image.baseAddress), address >= base,
-            let row = table.location(at: address - base)
+        guard address >= image.base, let table = ImageLineTables.shared(forImageAt: image.path),
+            let row = table.location(at: UInt64(address - image.base))
         else { return nil }
         return frameLocation([
             LocatedFrame(
                 name: symbol.name,
-                imageName: symbol.imageName,
+                imageName: image.name,
                 path: row.path,
                 line: row.line,
                 column: row.column,

@@ -1,0 +1,253 @@
+// The functions of an ELF image, by address, from its symbol table: naming the frames of a stack without
+// the toolchain's symbolication, which reads every image's symbols before it names one frame.
+
+#if os(Linux)
+import Contextual
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// MARK: - ImageSymbols
+
+/// The function symbols of an ELF image (64-bit little-endian): its `.symtab`, the table of every
+/// function the static linker saw, which names the frames of internal functions too (the dynamic
+/// symbols name only those exported).
+///
+/// The image's file is mapped, not read: a test binary's symbol table and names are megabytes, of which
+/// a look-up touches the table once and the names of the functions found. A look-up goes once over the
+/// table for all the addresses it is given; what it finds is kept by address.
+///
+/// ```swift
+/// let symbols = ImageSymbols.shared(forImageAt: path)
+/// let names = symbols?.names(at: [address - loadAddress])
+/// ```
+final class ImageSymbols: @unchecked Sendable {
+    // @unchecked Sendable: the mapping is read-only and never unmapped; the names found are behind
+    // `found`'s lock.
+
+    /// The mapped file.
+    private let file: UnsafeRawPointer
+    /// Where `.symtab` starts in the file, and how many entries (24 bytes each) it has.
+    private let table: (offset: Int, count: Int)
+    /// Where the table's names (its linked string table) are in the file.
+    private let strings: (offset: Int, size: Int)
+    /// What to add to an address relative to the image's load address to get the address the symbols
+    /// use: the link address of the loadable segment that maps the start of the file.
+    let linkBase: UInt64
+    /// The mangled names found so far, by address relative to the load address (`nil` where no function
+    /// symbol covers it).
+    private let found = Locked<[UInt64: String?]>.make([:])
+
+    private init(
+        file: UnsafeRawPointer,
+        table: (offset: Int, count: Int),
+        strings: (offset: Int, size: Int),
+        linkBase: UInt64
+    ) {
+        self.file = file
+        self.table = table
+        self.strings = strings
+        self.linkBase = linkBase
+    }
+
+    // MARK: - Looking up
+
+    /// The mangled name of the function whose code holds each of `addresses` (offsets from the image's
+    /// load address), `nil` for one that no function symbol covers.
+    ///
+    /// - Complexity: O(n log a) in the table's entries n and the addresses a not looked up before; O(a)
+    ///   when all were.
+    func names(at addresses: [UInt64]) -> [UInt64: String?] {
+        var result: [UInt64: String?] = [:]
+        let wanted = found.withLock { found -> [UInt64] in
+            var wanted: [UInt64] = []
+            for address in addresses {
+                if let known = found[address] { result[address] = known } else { wanted.append(address) }
+            }
+            return wanted
+        }
+        guard !wanted.isEmpty else { return result }
+        let looked = lookUp(Array(Set(wanted.map { $0 &+ linkBase })).sorted())
+        found.withLock { found in
+            for address in wanted {
+                let name = looked[address &+ linkBase] ?? nil
+                found[address] = name
+                result[address] = name
+            }
+        }
+        return result
+    }
+
+    /// The mangled names of the function symbols that hold each of `sorted`, link addresses in ascending
+    /// order: one pass over the table, each entry placed among the addresses by a binary search.
+    private func lookUp(_ sorted: [UInt64]) -> [UInt64: String?] {
+        guard let lowest = sorted.first, let highest = sorted.last else { return [:] }
+        return sorted.withUnsafeBufferPointer { buffer in
+            // Safe: `sorted` is not empty.
+            lookUp(buffer.baseAddress.unsafelyUnwrapped, count: buffer.count, lowest: lowest, highest: highest)
+        }
+    }
+
+    /// ``lookUp(_:)`` over the `count` sorted addresses at `sorted`, from `lowest` to `highest`: a
+    /// pointer's subscript is inlined in an unoptimized build, an array's is a call.
+    private func lookUp(
+        _ sorted: UnsafePointer<UInt64>,
+        count: Int,
+        lowest: UInt64,
+        highest: UInt64
+    ) -> [UInt64: String?] {
+        // Each entry: st_name (4 bytes), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8).
+        // The table is 8-byte aligned in the file (its section's alignment), and the mapping is
+        // page-aligned: its 64-bit fields are read as such, each a pointer subscript (inlined even in an
+        // unoptimized build, where this loop runs in a test).
+        let words = (file + table.offset).assumingMemoryBound(to: UInt64.self)
+        let bytes = (file + table.offset).assumingMemoryBound(to: UInt8.self)
+        var best: [UInt64: (start: UInt64, name: Int)] = [:]
+        for index in 0..<table.count {
+            let start = words[index &* 3 &+ 1]
+            guard start <= highest else { continue }
+            let size = words[index &* 3 &+ 2]
+            let end = start &+ size
+            // STT_FUNC (2) in the low bits of st_info, defined in a section (st_shndx not 0).
+            guard end > lowest, size > 0, bytes[index &* 24 &+ 4] & 0xF == 2,
+                UInt32(truncatingIfNeeded: words[index &* 3]) != 0
+            else { continue }
+            // The first wanted address at or after the function's start.
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low &+ high) / 2
+                if sorted[middle] < start { low = middle &+ 1 } else { high = middle }
+            }
+            var position = low
+            while position < count, sorted[position] < end {
+                // Of symbols that overlap (an alias), the one that starts last is the closest.
+                let address = sorted[position]
+                if best[address].map({ start > $0.start }) ?? true {
+                    best[address] = (start, Int(UInt32(truncatingIfNeeded: words[index &* 3])))
+                }
+                position &+= 1
+            }
+        }
+        var names: [UInt64: String?] = [:]
+        for position in 0..<count {
+            let address = sorted[position]
+            names[address] = best[address].flatMap { name(at: $0.name) }
+        }
+        return names
+    }
+
+    /// The NUL-terminated name at `offset` of the string table; `nil` if it does not end within it.
+    private func name(at offset: Int) -> String? {
+        guard offset < strings.size else { return nil }
+        let start = (file + strings.offset + offset).assumingMemoryBound(to: UInt8.self)
+        let limit = strings.size - offset
+        var length = 0
+        while length < limit, start[length] != 0 { length &+= 1 }
+        guard length < limit else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
+    }
+
+    // MARK: - One per image
+
+    /// The images mapped so far, by path (`nil` for an image without a symbol table this reader
+    /// understands).
+    private static let images = Locked<[String: ImageSymbols?]>.make([:])
+
+    /// The symbols of the image at `path`, mapped on first use (under a lock, so once per process);
+    /// `nil` if it has no symbol table this reader understands.
+    static func shared(forImageAt path: String) -> ImageSymbols? {
+        images.withLock { images in
+            if let known = images[path] { return known }
+            let symbols = ImageSymbols(imageAt: path)
+            images[path] = symbols
+            return symbols
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Maps the ELF image at `path` and finds its symbol table; `nil` if it has none (a stripped image),
+    /// is not a 64-bit little-endian ELF file, has no loadable segment at the start of the file, or has a
+    /// table that does not fit in the file. The mapping stays for the life of the process.
+    convenience init?(imageAt path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 64 else { return nil }
+        let fileSize = Int(status.st_size)
+        guard let mapped = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+            return nil
+        }
+        let file = UnsafeRawPointer(mapped)
+        guard let layout = Self.layout(of: file, size: fileSize) else {
+            munmap(mapped, fileSize)
+            return nil
+        }
+        self.init(
+            file: file,
+            table: layout.table,
+            strings: layout.strings,
+            linkBase: layout.linkBase
+        )
+    }
+
+    /// Where the symbol table and its names are in the mapped file `file` of `size` bytes, and the link
+    /// address of the loadable segment at file offset 0; `nil` for a file this reader does not understand.
+    private static func layout(
+        of file: UnsafeRawPointer,
+        size: Int
+    ) -> (table: (offset: Int, count: Int), strings: (offset: Int, size: Int), linkBase: UInt64)? {
+        /// The little-endian integer of `width` bytes at `offset`; 0 past the end.
+        func read(_ offset: Int, _ width: Int) -> UInt64 {
+            guard offset >= 0, width <= size, offset <= size - width else { return 0 }
+            var value: UInt64 = 0
+            for byte in 0..<width {
+                value |= UInt64(file.load(fromByteOffset: offset + byte, as: UInt8.self)) << (8 * byte)
+            }
+            return value
+        }
+        // The ELF header: magic, 64-bit (class 2), little-endian (data 1).
+        guard read(0, 4) == 0x464C_457F, read(4, 1) == 2, read(5, 1) == 1 else { return nil }
+        let programHeaders = Int(clamping: read(0x20, 8))
+        let sectionHeaders = Int(clamping: read(0x28, 8))
+        let programHeaderSize = Int(read(0x36, 2))
+        let programHeaderCount = Int(read(0x38, 2))
+        let sectionHeaderSize = Int(read(0x3A, 2))
+        let sectionHeaderCount = Int(read(0x3C, 2))
+        // Offsets within the file: the sums below then stay far from overflowing.
+        guard programHeaderSize >= 56, sectionHeaderSize >= 64, programHeaders <= size, sectionHeaders <= size
+        else { return nil }
+
+        // The link address of the loadable segment (PT_LOAD) at file offset 0.
+        var linkBase: UInt64?
+        for index in 0..<programHeaderCount {
+            let entry = programHeaders + index * programHeaderSize
+            if read(entry, 4) == 1, read(entry + 8, 8) == 0 { linkBase = read(entry + 16, 8) }
+        }
+        guard let linkBase else { return nil }
+
+        // The section of type SHT_SYMTAB (2), and the string table its sh_link names.
+        for index in 0..<sectionHeaderCount {
+            let entry = sectionHeaders + index * sectionHeaderSize
+            guard read(entry + 4, 4) == 2 else { continue }
+            let offset = Int(clamping: read(entry + 24, 8))
+            let tableSize = Int(clamping: read(entry + 32, 8))
+            let link = Int(read(entry + 40, 4))
+            guard read(entry + 56, 8) == 24, offset % 8 == 0, offset <= size, tableSize <= size - offset,
+                link < sectionHeaderCount
+            else { return nil }
+            let names = sectionHeaders + link * sectionHeaderSize
+            let namesOffset = Int(clamping: read(names + 24, 8))
+            let namesSize = Int(clamping: read(names + 32, 8))
+            guard read(names + 4, 4) == 3, namesOffset <= size, namesSize <= size - namesOffset else { return nil }
+            return ((offset, tableSize / 24), (namesOffset, namesSize), linkBase)
+        }
+        return nil
+    }
+}
+#endif

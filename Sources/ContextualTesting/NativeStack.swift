@@ -1,0 +1,207 @@
+// The running thread's stack, from the C library's unwinder, each frame named from its image's symbol
+// table: what finding an unimplemented read's line needs, without the toolchain's backtracer, whose first
+// capture in a process reads every image's symbols (about 20 ms in a test binary).
+
+import Contextual
+
+#if !(os(Linux) && _pointerBitWidth(_64))
+import Runtime
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// MARK: - StackFrame
+
+/// A frame of a captured stack: where its code is, in which image, in which function.
+///
+/// ```swift
+/// let frames = NativeStack.capture { _ in true }
+/// let name = frames.first?.symbol?.name  // the caller of capture
+/// ```
+struct StackFrame: Sendable {
+    /// The image a frame's code is in.
+    struct Image: Hashable, Sendable {
+        /// The path of its file.
+        var path: String
+        /// The last component of the path.
+        var name: String
+        /// Where it is loaded: the address of the start of its mapping, which addresses in its debug
+        /// information are relative to.
+        var base: UInt
+    }
+
+    /// A frame's function.
+    struct Symbol: Sendable {
+        /// Its mangled name.
+        var rawName: String
+        /// Its name as the runtime's backtraces show it (`Context.subscript.getter`), or the mangled name
+        /// when it is no Swift or C++ name.
+        var name: String
+    }
+
+    /// The address of the call the frame is at: its return address less one, which is within the calling
+    /// function and on the call's line.
+    var address: UInt
+    /// The image, if the dynamic linker knows one at the address.
+    var image: Image?
+    /// The function, if the image's symbol table (or, for an image that is not named from it, its
+    /// exported symbols) has one that covers the address.
+    var symbol: Symbol?
+}
+
+// MARK: - NativeStack
+
+/// Captures the running thread's stack, innermost frame first.
+enum NativeStack {
+    /// The frames of the running thread's stack, innermost first, from the caller of this function: at
+    /// most `limit`. The frames of images that `namedFromSymbolTable` accepts are named from their symbol
+    /// tables (``ImageSymbols``), once per address and process; the others only from their exported
+    /// symbols (which name the exported functions of the toolchain's libraries, such as the standard
+    /// library's key path functions, and nothing else).
+    ///
+    /// On 64-bit Linux the stack is unwound by the C library's `backtrace`, from the unwind tables (the physical
+    /// stack: an asynchronous function's callers that are suspended are not on it, but the frame that
+    /// reads, which runs, always is); elsewhere by the Runtime module's backtracer.
+    ///
+    /// - Complexity: O(f) in the frames, plus, for each image, one pass over its symbol table when one of
+    ///   its addresses was not named before.
+    @inline(never)
+    static func capture(limit: Int = 128, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame] {
+        #if os(Linux) && _pointerBitWidth(_64)
+        // The first return address is in `returnAddresses`, the second in this function.
+        let addresses = returnAddresses(limit: limit + 2).dropFirst(2)
+        guard let addressInfo = cFunction("dladdr1", as: AddressInfo.self) else {
+            return addresses.map { StackFrame(address: $0 &- 1) }
+        }
+        var frames: [StackFrame] = []
+        var exported: [Int: String] = [:]
+        var images: [UInt: StackFrame.Image] = [:]
+        for address in addresses {
+            let call = address &- 1
+            var info: (UnsafePointer<CChar>?, UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeRawPointer?) =
+                (nil, nil, nil, nil)
+            var entry: UnsafeRawPointer?
+            let found = withUnsafeMutableBytes(of: &info) { info in
+                // RTLD_DL_SYMENT (1): `entry` is the exported symbol's ELF entry, whose size says whether it
+                // covers the address or only precedes it.
+                addressInfo(UnsafeRawPointer(bitPattern: call), info.baseAddress.unsafelyUnwrapped, &entry, 1)
+            }
+            guard found != 0, let path = info.0, let base = info.1 else {
+                frames.append(StackFrame(address: call))
+                continue
+            }
+            let baseAddress = UInt(bitPattern: base)
+            let image = images[baseAddress] ?? Self.image(named: String(cString: path), base: baseAddress)
+            images[baseAddress] = image
+            if let name = info.2, let start = info.3, let entry,
+                UInt64(call &- UInt(bitPattern: start)) < entry.load(fromByteOffset: 16, as: UInt64.self)
+            {
+                exported[frames.count] = String(cString: name)
+            }
+            frames.append(StackFrame(address: call, image: image))
+        }
+        // The frames of each image named from its symbol table at once: one pass over the table.
+        var rawNames = exported
+        for image in Set(frames.compactMap(\.image)) where namedFromSymbolTable(image) {
+            guard let symbols = ImageSymbols.shared(forImageAt: image.path) else { continue }
+            let indices = frames.indices.filter { frames[$0].image == image }
+            let names = symbols.names(at: indices.map { UInt64(frames[$0].address &- image.base) })
+            for index in indices {
+                if let name = names[UInt64(frames[index].address &- image.base)] ?? nil { rawNames[index] = name }
+            }
+        }
+        let demangle = cFunction("_swift_backtrace_demangle", as: Demangle.self)
+        for (index, rawName) in rawNames {
+            frames[index].symbol = StackFrame.Symbol(rawName: rawName, name: demangled(rawName, with: demangle))
+        }
+        return frames
+        #else
+        guard let backtrace = try? Backtrace.capture(limit: limit + 1),
+            let symbolicated = backtrace.symbolicated(options: [])
+        else { return [] }
+        let images = symbolicated.images
+        return symbolicated.frames.dropFirst().map { frame in
+            guard let address = UInt64(frame.captured.adjustedProgramCounter) else { return StackFrame(address: 0) }
+            guard let symbol = frame.symbol, images.indices.contains(symbol.imageIndex),
+                let path = images[symbol.imageIndex].path, let base = UInt64(images[symbol.imageIndex].baseAddress)
+            else { return StackFrame(address: UInt(address)) }
+            return StackFrame(
+                address: UInt(address),
+                image: StackFrame.Image(path: path, name: symbol.imageName, base: UInt(base)),
+                symbol: StackFrame.Symbol(rawName: symbol.rawName, name: symbol.name)
+            )
+        }
+        #endif
+    }
+
+    #if os(Linux) && _pointerBitWidth(_64)
+    // MARK: - The C library's functions
+
+    /// `int backtrace(void **buffer, int size)`.
+    private typealias BacktraceFunction =
+        @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>, Int32) -> Int32
+    /// `int dladdr1(const void *address, Dl_info *info, void **extra, int flags)`.
+    private typealias AddressInfo =
+        @convention(c) (
+            UnsafeRawPointer?, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeRawPointer?>, Int32
+        ) -> Int32
+    /// `char *_swift_backtrace_demangle(const char *name, size_t length, char *buffer, size_t *size)`, the
+    /// runtime's demangling as its backtraces show names (a buffer it allocates when `buffer` is null).
+    private typealias Demangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?
+        ) -> UnsafeMutablePointer<CChar>?
+
+    /// The function named `name` in the process's images, as `type`; `nil` if none is loaded. Neither
+    /// `backtrace` nor `dladdr1` is in the Glibc module (their headers need `_GNU_SOURCE` or are not part
+    /// of it), and the demangler is the runtime's.
+    private static func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
+        // RTLD_DEFAULT is the null handle: every image loaded, in load order.
+        guard let symbol = dlsym(nil, name) else { return nil }
+        return unsafeBitCast(symbol, to: type)
+    }
+
+    /// The return addresses of the running thread's stack, innermost first: the first is in this
+    /// function, the second in its caller.
+    @inline(never)
+    private static func returnAddresses(limit: Int) -> [UInt] {
+        guard let backtrace = cFunction("backtrace", as: BacktraceFunction.self) else { return [] }
+        var buffer = [UnsafeMutableRawPointer?](repeating: nil, count: limit)
+        let count = Int(backtrace(&buffer, Int32(clamping: limit)))
+        return buffer.prefix(max(0, count)).map { UInt(bitPattern: $0) }
+    }
+
+    /// The image whose path the dynamic linker gives as `path`, loaded at `base`: the main executable's is
+    /// the path it was started by (`argv[0]`, perhaps relative to a directory since left), read from
+    /// `/proc/self/exe` instead.
+    private static func image(named path: String, base: UInt) -> StackFrame.Image {
+        var path = path
+        if !path.hasPrefix("/"), path == CommandLine.arguments.first, let executable = executablePath() {
+            path = executable
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return StackFrame.Image(path: path, name: name, base: base)
+    }
+
+    /// The main executable's path, from `/proc/self/exe`.
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `rawName` as the runtime's backtraces show it, or `rawName` itself when `demangle` cannot say.
+    private static func demangled(_ rawName: String, with demangle: Demangle?) -> String {
+        guard let demangle else { return rawName }
+        let result = rawName.withCString { demangle($0, strlen($0), nil, nil) }
+        guard let result else { return rawName }
+        defer { free(result) }
+        return String(cString: result)
+    }
+    #endif
+}
