@@ -72,10 +72,10 @@ enum NativeStack {
     @inline(never)
     static func capture(limit: Int = 128, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame] {
         #if os(Linux) && _pointerBitWidth(_64)
-        // The first return address is in `returnAddresses`, the second in this function.
-        let addresses = returnAddresses(limit: limit + 2).dropFirst(2)
+        // The stack from `returnAddresses` on: this type's own frames are dropped once named (below).
+        let addresses = returnAddresses(limit: limit + ownFrames.count)
         guard let addressInfo = cFunction("dladdr1", as: AddressInfo.self) else {
-            return addresses.map { StackFrame(address: $0 &- 1) }
+            return addresses.dropFirst(2).map { StackFrame(address: $0 &- 1) }
         }
         var frames: [StackFrame] = []
         var exported: [Int: String] = [:]
@@ -118,7 +118,11 @@ enum NativeStack {
         for (index, rawName) in rawNames {
             frames[index].symbol = StackFrame.Symbol(rawName: rawName, name: demangled(rawName, with: demangle))
         }
-        return frames
+        // From the caller on: past `returnAddresses` and this function, and past whatever runs before them
+        // (a sanitizer's interceptor of `backtrace` is a frame of its own). Without their names, the
+        // first two frames are theirs.
+        let own = frames.prefix(ownFrames.count).lastIndex { $0.symbol?.rawName.hasPrefix(ownFrames.prefix) == true }
+        return Array(frames.dropFirst(own.map { $0 + 1 } ?? 2).prefix(limit))
         #else
         guard let backtrace = try? Backtrace.capture(limit: limit + 1),
             let symbolicated = backtrace.symbolicated(options: [])
@@ -155,6 +159,10 @@ enum NativeStack {
         @convention(c) (
             UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?
         ) -> UnsafeMutablePointer<CChar>?
+
+    /// How this type's own frames are told apart: the most frames above the caller's, its own and an
+    /// interceptor's, that may be dropped, and the start of the mangled names of its functions.
+    private static let ownFrames = (count: 4, prefix: "$s17ContextualTesting11NativeStackO")
 
     /// The function named `name` in the process's images, as `type`; `nil` if none is loaded. Neither
     /// `backtrace` nor `dladdr1` is in the Glibc module (their headers need `_GNU_SOURCE` or are not part
