@@ -68,60 +68,16 @@ struct CompileUnitIndex: Sendable {
         let sections = Sections(ranges: ranges, rangeLists: rangeLists, addresses: addresses)
         var next = 0
         while next < info.count {
-            var cursor = ByteCursor(info)
-            cursor.offset = next
-            var offsetSize = 4
-            var length = cursor.fixed(4)
-            if length == 0xFFFF_FFFF {
-                offsetSize = 8
-                length = cursor.fixed(8)
-            }
-            guard length > 0, cursor.offset <= info.count, length <= UInt64(info.count - cursor.offset) else {
+            guard let read = Self.firstEntry(ofUnitAt: next, in: info, abbreviations: abbreviations) else {
                 return nil
             }
-            let end = cursor.offset + Int(length)
-            next = end
-            let version = cursor.fixed(2)
-            let addressSize: Int
-            let abbreviationsOffset: UInt64
-            switch version {
-            case 2...4:
-                abbreviationsOffset = cursor.fixed(offsetSize)
-                addressSize = Int(cursor.fixed(1))
-            case 5:
-                let unitType = cursor.fixed(1)
-                addressSize = Int(cursor.fixed(1))
-                abbreviationsOffset = cursor.fixed(offsetSize)
-                switch unitType {
-                case 1, 3: break  // DW_UT_compile, DW_UT_partial
-                case 4, 5: cursor.offset += 8  // DW_UT_skeleton, DW_UT_split_compile: their DWO id
-                default: continue  // type units hold no code
-                }
-            default:
-                return nil
-            }
-            guard addressSize == 4 || addressSize == 8 else { return nil }
-            let code = cursor.unsigned()
-            guard code != 0 else { continue }
-            guard let attributes = Self.abbreviation(code, at: abbreviationsOffset, in: abbreviations) else {
-                return nil
-            }
-            let forms = FormReader(offsetSize: offsetSize, addressSize: addressSize, version: Int(version))
-            var entry = Entry()
-            for attribute in attributes {
-                guard let read = forms.read(attribute.form, implicit: attribute.implicit, from: &cursor, end: end)
-                else { return nil }
-                switch attribute.name {
-                case 0x10, 0x11, 0x12, 0x55, 0x73, 0x74:
-                    guard entry.record(attribute.name, read.value, form: read.form) else { return nil }
-                default: break
-                }
-            }
-            guard cursor.offset <= end,
-                let unit = entry.unit(
-                    version: Int(version),
-                    addressSize: addressSize,
-                    offsetSize: offsetSize,
+            next = read.next
+            guard let first = read.first else { continue }
+            guard
+                let unit = first.entry.unit(
+                    version: first.version,
+                    addressSize: first.addressSize,
+                    offsetSize: first.offsetSize,
                     in: sections
                 )
             else { return nil }
@@ -129,6 +85,74 @@ struct CompileUnitIndex: Sendable {
         }
         units.sort { $0.start < $1.start }
         self.units = units
+    }
+
+    /// The offset in `.debug_line` of the line program of the unit at `offset` of `info` (`.debug_info`),
+    /// with `abbreviations` (`.debug_abbrev`): the unit that `.debug_names` says defines a function; `nil`
+    /// if its first entry cannot be read or has no line program.
+    static func lineProgram(ofUnitAt offset: Int, in info: [UInt8], abbreviations: [UInt8]) -> Int? {
+        guard offset >= 0, let read = firstEntry(ofUnitAt: offset, in: info, abbreviations: abbreviations),
+            let lineProgram = read.first?.entry.lineProgram
+        else { return nil }
+        return Int(exactly: lineProgram)
+    }
+
+    /// The unit at `offset` of `info` (`.debug_info`): where the next unit starts, and its first entry's
+    /// attributes that place its code, with its sizes (`nil` for a unit without code: a type unit, or one
+    /// without entries); `nil` if it cannot be read.
+    fileprivate static func firstEntry(
+        ofUnitAt offset: Int,
+        in info: [UInt8],
+        abbreviations: [UInt8]
+    ) -> (next: Int, first: (entry: Entry, version: Int, addressSize: Int, offsetSize: Int)?)? {
+        var cursor = ByteCursor(info)
+        cursor.offset = offset
+        var offsetSize = 4
+        var length = cursor.fixed(4)
+        if length == 0xFFFF_FFFF {
+            offsetSize = 8
+            length = cursor.fixed(8)
+        }
+        guard length > 0, cursor.offset <= info.count, length <= UInt64(info.count - cursor.offset) else {
+            return nil
+        }
+        let end = cursor.offset + Int(length)
+        let version = cursor.fixed(2)
+        let addressSize: Int
+        let abbreviationsOffset: UInt64
+        switch version {
+        case 2...4:
+            abbreviationsOffset = cursor.fixed(offsetSize)
+            addressSize = Int(cursor.fixed(1))
+        case 5:
+            let unitType = cursor.fixed(1)
+            addressSize = Int(cursor.fixed(1))
+            abbreviationsOffset = cursor.fixed(offsetSize)
+            switch unitType {
+            case 1, 3: break  // DW_UT_compile, DW_UT_partial
+            case 4, 5: cursor.offset += 8  // DW_UT_skeleton, DW_UT_split_compile: their DWO id
+            default: return (end, nil)  // type units hold no code
+            }
+        default:
+            return nil
+        }
+        guard addressSize == 4 || addressSize == 8 else { return nil }
+        let code = cursor.unsigned()
+        guard code != 0 else { return (end, nil) }
+        guard let attributes = abbreviation(code, at: abbreviationsOffset, in: abbreviations) else { return nil }
+        let forms = FormReader(offsetSize: offsetSize, addressSize: addressSize, version: Int(version))
+        var entry = Entry()
+        for attribute in attributes {
+            guard let read = forms.read(attribute.form, implicit: attribute.implicit, from: &cursor, end: end)
+            else { return nil }
+            switch attribute.name {
+            case 0x10, 0x11, 0x12, 0x55, 0x73, 0x74:
+                guard entry.record(attribute.name, read.value, form: read.form) else { return nil }
+            default: break
+            }
+        }
+        guard cursor.offset <= end else { return nil }
+        return (end, (entry, Int(version), addressSize, offsetSize))
     }
 
     /// An attribute of an abbreviation: its name, its form, and the value of a `DW_FORM_implicit_const`.

@@ -1,14 +1,7 @@
 // The functions of an ELF image, by address, from its symbol table: naming the frames of a stack without
 // the toolchain's symbolication, which reads every image's symbols before it names one frame.
 
-#if os(Linux)
 import Contextual
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 // MARK: - ImageSymbols
 
@@ -16,8 +9,8 @@ import Musl
 /// function the static linker saw, which names the frames of internal functions too (the dynamic
 /// symbols name only those exported).
 ///
-/// The image's file is mapped, not read: a test binary's symbol table and names are megabytes, of which
-/// a look-up touches the table once and the names of the functions found. A look-up goes once over the
+/// The image's file is mapped (``MappedImage``), not read: a test binary's symbol table and names are
+/// megabytes, of which a look-up touches the table once and the names of the functions found. A look-up goes once over the
 /// table for all the addresses it is given; what it finds is kept by address.
 ///
 /// ```swift
@@ -26,7 +19,7 @@ import Musl
 /// ```
 final class ImageSymbols: @unchecked Sendable {
     // @unchecked Sendable: the mapping is read-only and never unmapped; the names found are behind
-    // `found`'s lock.
+    // `found`'s lock, which it owns.
 
     /// The mapped file.
     private let file: UnsafeRawPointer
@@ -106,14 +99,19 @@ final class ImageSymbols: @unchecked Sendable {
         let words = (file + table.offset).assumingMemoryBound(to: UInt64.self)
         let bytes = (file + table.offset).assumingMemoryBound(to: UInt8.self)
         var best: [UInt64: (start: UInt64, name: Int)] = [:]
-        for index in 0..<table.count {
+        // A `while` loop: a range's iterator is a call per entry in an unoptimized build.
+        var index = -1
+        while index &+ 1 < table.count {
+            index &+= 1
             let start = words[index &* 3 &+ 1]
             guard start <= highest else { continue }
             let size = words[index &* 3 &+ 2]
             let end = start &+ size
-            // STT_FUNC (2) in the low bits of st_info, defined in a section (st_shndx not 0).
+            // STT_FUNC (2) in the low bits of st_info, named (st_name not 0), defined in a section
+            // (st_shndx not 0).
             guard end > lowest, size > 0, bytes[index &* 24 &+ 4] & 0xF == 2,
-                UInt32(truncatingIfNeeded: words[index &* 3]) != 0
+                UInt32(truncatingIfNeeded: words[index &* 3]) != 0,
+                bytes[index &* 24 &+ 6] | bytes[index &* 24 &+ 7] != 0
             else { continue }
             // The first wanted address at or after the function's start.
             var low = 0
@@ -170,84 +168,20 @@ final class ImageSymbols: @unchecked Sendable {
 
     // MARK: - Reading
 
-    /// Maps the ELF image at `path` and finds its symbol table; `nil` if it has none (a stripped image),
-    /// is not a 64-bit little-endian ELF file, has no loadable segment at the start of the file, or has a
-    /// table that does not fit in the file. The mapping stays for the life of the process.
+    /// The symbols of the ELF image at `path`; `nil` if it has no symbol table (a stripped image), is no
+    /// image ``MappedImage`` understands, or has a table that does not fit in the file.
     convenience init?(imageAt path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= 64 else { return nil }
-        let fileSize = Int(status.st_size)
-        guard let mapped = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
-            return nil
-        }
-        let file = UnsafeRawPointer(mapped)
-        guard let layout = Self.layout(of: file, size: fileSize) else {
-            munmap(mapped, fileSize)
-            return nil
-        }
+        guard let image = MappedImage.shared(forImageAt: path),
+            let table = image.sections.first(where: { $0.type == 2 }),  // SHT_SYMTAB
+            table.entrySize == 24, table.offset % 8 == 0, table.link < image.sections.count,
+            image.sections[table.link].type == 3  // SHT_STRTAB
+        else { return nil }
+        let names = image.sections[table.link]
         self.init(
-            file: file,
-            table: layout.table,
-            strings: layout.strings,
-            linkBase: layout.linkBase
+            file: image.file,
+            table: (table.offset, table.size / 24),
+            strings: (names.offset, names.size),
+            linkBase: image.linkBase
         )
     }
-
-    /// Where the symbol table and its names are in the mapped file `file` of `size` bytes, and the link
-    /// address of the loadable segment at file offset 0; `nil` for a file this reader does not understand.
-    private static func layout(
-        of file: UnsafeRawPointer,
-        size: Int
-    ) -> (table: (offset: Int, count: Int), strings: (offset: Int, size: Int), linkBase: UInt64)? {
-        /// The little-endian integer of `width` bytes at `offset`; 0 past the end.
-        func read(_ offset: Int, _ width: Int) -> UInt64 {
-            guard offset >= 0, width <= size, offset <= size - width else { return 0 }
-            var value: UInt64 = 0
-            for byte in 0..<width {
-                value |= UInt64(file.load(fromByteOffset: offset + byte, as: UInt8.self)) << (8 * byte)
-            }
-            return value
-        }
-        // The ELF header: magic, 64-bit (class 2), little-endian (data 1).
-        guard read(0, 4) == 0x464C_457F, read(4, 1) == 2, read(5, 1) == 1 else { return nil }
-        let programHeaders = Int(clamping: read(0x20, 8))
-        let sectionHeaders = Int(clamping: read(0x28, 8))
-        let programHeaderSize = Int(read(0x36, 2))
-        let programHeaderCount = Int(read(0x38, 2))
-        let sectionHeaderSize = Int(read(0x3A, 2))
-        let sectionHeaderCount = Int(read(0x3C, 2))
-        // Offsets within the file: the sums below then stay far from overflowing.
-        guard programHeaderSize >= 56, sectionHeaderSize >= 64, programHeaders <= size, sectionHeaders <= size
-        else { return nil }
-
-        // The link address of the loadable segment (PT_LOAD) at file offset 0.
-        var linkBase: UInt64?
-        for index in 0..<programHeaderCount {
-            let entry = programHeaders + index * programHeaderSize
-            if read(entry, 4) == 1, read(entry + 8, 8) == 0 { linkBase = read(entry + 16, 8) }
-        }
-        guard let linkBase else { return nil }
-
-        // The section of type SHT_SYMTAB (2), and the string table its sh_link names.
-        for index in 0..<sectionHeaderCount {
-            let entry = sectionHeaders + index * sectionHeaderSize
-            guard read(entry + 4, 4) == 2 else { continue }
-            let offset = Int(clamping: read(entry + 24, 8))
-            let tableSize = Int(clamping: read(entry + 32, 8))
-            let link = Int(read(entry + 40, 4))
-            guard read(entry + 56, 8) == 24, offset % 8 == 0, offset <= size, tableSize <= size - offset,
-                link < sectionHeaderCount
-            else { return nil }
-            let names = sectionHeaders + link * sectionHeaderSize
-            let namesOffset = Int(clamping: read(names + 24, 8))
-            let namesSize = Int(clamping: read(names + 32, 8))
-            guard read(names + 4, 4) == 3, namesOffset <= size, namesSize <= size - namesOffset else { return nil }
-            return ((offset, tableSize / 24), (namesOffset, namesSize), linkBase)
-        }
-        return nil
-    }
 }
-#endif

@@ -295,7 +295,7 @@ enum UnimplementedReadIssue {
     ) -> FrameLocation? {
         #if DEBUG && os(Linux)
         guard address >= image.base, let table = ImageLineTables.shared(forImageAt: image.path),
-            let row = table.location(at: UInt64(address - image.base))
+            let row = table.location(at: UInt64(address - image.base), function: symbol.rawName)
         else { return nil }
         return frameLocation([
             LocatedFrame(
