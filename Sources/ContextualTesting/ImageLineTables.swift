@@ -189,22 +189,13 @@ final class ImageLineTables: Sendable {
 
     // MARK: - One per image
 
-    /// The images read so far, by path (`nil` for an image without usable line tables).
-    private static let images = Locked<[String: ImageLineTables?]>.make([:])
+    /// The images read so far (`nil` for an image without usable line tables).
+    private static let images = ImageCache<ImageLineTables>()
 
-    /// The line tables of the image at `path`, its units indexed on first use (under a lock, so once per
-    /// process); `nil` if it has none this reader understands.
-    ///
-    /// The image is read while holding the one lock of all images, so a look-up of any image waits while
-    /// one is read: simple, and acceptable for a read that happens once per image and process, on the
-    /// path of a failing test.
+    /// The line tables of the image at `path`, read on first use (once per process, see ``ImageCache``);
+    /// `nil` if it has none this reader understands.
     static func shared(forImageAt path: String) -> ImageLineTables? {
-        images.withLock { images in
-            if let known = images[path] { return known }
-            let tables = ImageLineTables(imageAt: path)
-            images[path] = tables
-            return tables
-        }
+        images.value(forImageAt: path, reading: ImageLineTables.init(imageAt:))
     }
 
     // MARK: - Reading

@@ -151,19 +151,13 @@ final class ImageSymbols: @unchecked Sendable {
 
     // MARK: - One per image
 
-    /// The images mapped so far, by path (`nil` for an image without a symbol table this reader
-    /// understands).
-    private static let images = Locked<[String: ImageSymbols?]>.make([:])
+    /// The images read so far (`nil` for an image without a symbol table this reader understands).
+    private static let images = ImageCache<ImageSymbols>()
 
-    /// The symbols of the image at `path`, mapped on first use (under a lock, so once per process);
+    /// The symbols of the image at `path`, found on first use (once per process, see ``ImageCache``);
     /// `nil` if it has no symbol table this reader understands.
     static func shared(forImageAt path: String) -> ImageSymbols? {
-        images.withLock { images in
-            if let known = images[path] { return known }
-            let symbols = ImageSymbols(imageAt: path)
-            images[path] = symbols
-            return symbols
-        }
+        images.value(forImageAt: path, reading: ImageSymbols.init(imageAt:))
     }
 
     // MARK: - Reading

@@ -75,18 +75,13 @@ final class MappedImage: @unchecked Sendable {
 
     // MARK: - One per image
 
-    /// The images mapped so far, by path (`nil` for a file that is no image this reader understands).
-    private static let images = Locked<[String: MappedImage?]>.make([:])
+    /// The images mapped so far (`nil` for a file that is no image this reader understands).
+    private static let images = ImageCache<MappedImage>()
 
-    /// The image at `path`, mapped on first use (under a lock, so once per process); `nil` if it is no
+    /// The image at `path`, mapped on first use (once per process, see ``ImageCache``); `nil` if it is no
     /// image this reader understands.
     static func shared(forImageAt path: String) -> MappedImage? {
-        images.withLock { images in
-            if let known = images[path] { return known }
-            let image = MappedImage(imageAt: path)
-            images[path] = image
-            return image
-        }
+        images.value(forImageAt: path, reading: MappedImage.init(imageAt:))
     }
 
     // MARK: - Reading
