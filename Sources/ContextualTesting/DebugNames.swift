@@ -1,8 +1,6 @@
 // The compilation units that define a function, by its mangled name, from an image's DWARF 5 name
 // indexes: the unit of a frame's function without indexing every unit of a test binary.
 
-import Contextual
-
 // MARK: - DebugNames
 
 /// The name indexes of an image's `.debug_names` section (DWARF 5; one per object file the linker put
@@ -19,7 +17,8 @@ import Contextual
 /// let units = names?.units(defining: "$s4main3runyyF")  // offsets in .debug_info
 /// ```
 struct DebugNames: @unchecked Sendable {
-    // @unchecked Sendable: it reads a mapping that never changes nor goes away (``MappedImage``).
+    // @unchecked Sendable: it reads bytes that never change nor go away while it is used: a mapping of an
+    // image (``MappedImage``), or bytes its tests keep alive around its use.
 
     /// The bytes of `.debug_names`.
     private let names: UnsafeRawBufferPointer
@@ -83,17 +82,25 @@ extension DebugNames {
         let end: Int
         /// 4 in a 32-bit DWARF index, 8 in a 64-bit one.
         let offsetSize: Int
-        /// How many units, buckets and names it has.
+        /// How many compilation units it lists.
         let unitCount: Int
+        /// How many buckets its hash table has (at least one).
         let bucketCount: Int
+        /// How many names it holds.
         let nameCount: Int
-        /// Where its lists and tables start.
+        /// Where the offsets of its units in `.debug_info` start.
         let unitOffsets: Int
+        /// Where its buckets start: each the 1-based index of the bucket's first name, or 0.
         let buckets: Int
+        /// Where the hashes of its names start, in the names' order.
         let hashes: Int
+        /// Where the offsets of its names in `.debug_str` start.
         let stringOffsets: Int
+        /// Where the offsets of its names' entries, from the entry pool's start, start.
         let entryOffsets: Int
+        /// Where its abbreviation table starts.
         let abbreviations: Int
+        /// Where its entry pool starts.
         let entries: Int
 
         /// The index at `offset` of the `count` bytes at `base`; `nil` if it is not a DWARF 5 index with a
@@ -140,7 +147,8 @@ extension DebugNames {
         /// The `size`-byte little-endian word at `offset` of `.debug_names`, within this index (0 past it).
         private func word(_ offset: Int, _ size: Int) -> Int {
             guard offset >= 0, offset <= end - size else { return 0 }
-            return Int(truncatingIfNeeded: littleEndian(base + offset, size))
+            // A 64-bit offset past Int's range is no offset in the section: -1, which every use refuses.
+            return Int(exactly: littleEndian(base + offset, size)) ?? -1
         }
 
         /// The units that define `name`, whose hash is `hash`, in this index; `nil` if its entries cannot
@@ -159,7 +167,7 @@ extension DebugNames {
                 {
                     guard
                         let defining = self.units(
-                            ofEntriesAt: entries + word(entryOffsets + (position - 1) * offsetSize, offsetSize)
+                            ofEntriesAt: entries &+ word(entryOffsets + (position - 1) * offsetSize, offsetSize)
                         )
                     else { return nil }
                     units += defining
@@ -186,6 +194,8 @@ extension DebugNames {
         /// code and its attributes, until a code of 0); `nil` if one cannot be read.
         private func units(ofEntriesAt offset: Int) -> [Int]? {
             var units: [Int] = []
+            // Within the entry pool; the pool offset may be anything in a malformed index.
+            guard offset >= entries, offset < end else { return nil }
             var position = offset
             while true {
                 guard position < end else { return nil }
@@ -202,7 +212,7 @@ extension DebugNames {
                 // An index of one unit may leave it unnamed.
                 if unit == nil, !isTypeUnit, unitCount == 1 { unit = 0 }
                 if let unit {
-                    guard unit < unitCount else { return nil }
+                    guard unit >= 0, unit < unitCount else { return nil }
                     units.append(word(unitOffsets + unit * offsetSize, offsetSize))
                 }
             }
@@ -248,7 +258,7 @@ extension DebugNames {
         private func unsigned(_ position: inout Int) -> Int {
             var value = 0
             var shift = 0
-            while position < end {
+            while position >= 0, position < end {
                 let byte = Int(base.load(fromByteOffset: position, as: UInt8.self))
                 position += 1
                 if shift < 63 { value |= (byte & 0x7F) << shift }

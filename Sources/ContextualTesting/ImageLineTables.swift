@@ -10,7 +10,9 @@ import Contextual
 /// (``DebugNames``), or else through an index of the image's compilation units by the addresses of their
 /// code, made on first use (``CompileUnitIndex``, from the first entry of each unit in `.debug_info`); a
 /// unit's line program is run the first time an address in its code is looked up (``LineTable``). The
-/// image is mapped (``MappedImage``): a look-up copies the unit it reads, not the image's sections.
+/// image is mapped (``MappedImage``): a look-up copies the units it reads, and, once per image, the
+/// sections they refer to (the abbreviations; the string sections, for a DWARF 5 line program), not
+/// every debug section.
 ///
 /// A test binary's line programs hold about 230,000 rows, which an unoptimized build runs in about
 /// 150 ms; finding a function's unit by its name and running that unit's program takes about 2 ms,
@@ -53,9 +55,17 @@ final class ImageLineTables: Sendable {
         self.names = DebugNames(image: image)
     }
 
-    /// A copy of the section named `name`'s bytes; empty if the image has none.
+    /// The copies of whole sections made so far, by name: each is copied once.
+    private let copies = Locked<[String: [UInt8]]>.make([:])
+
+    /// A copy of the section named `name`'s bytes, made on first use; empty if the image has none.
     private func bytes(of name: String) -> [UInt8] {
-        sections[name].map { Array(image.bytes(of: $0)) } ?? []
+        copies.withLock { copies in
+            if let known = copies[name] { return known }
+            let bytes = sections[name].map { Array(image.bytes(of: $0)) } ?? []
+            copies[name] = bytes
+            return bytes
+        }
     }
 
     /// A copy of the unit at `offset` of the section named `name` (`.debug_info` or `.debug_line`, whose
@@ -156,7 +166,7 @@ final class ImageLineTables: Sendable {
     /// read on first use.
     ///
     /// A unit's program is copied alone from the mapped image; the string sections a DWARF 5 program may
-    /// name its files in (megabytes in a test binary) are copied only for such a program.
+    /// name its files in (megabytes in a test binary) are copied, once, only for such a program.
     private func table(of offset: Int) -> LineTable {
         tables.withLock { tables in
             if let known = tables[offset] { return known }

@@ -1,5 +1,6 @@
 // The functions of an ELF image, by address, from its symbol table: naming the frames of a stack without
-// the toolchain's symbolication, which reads every image's symbols before it names one frame.
+// the toolchain's symbolication, which reads the symbol tables of the stack's images before it names one
+// frame.
 
 import Contextual
 
@@ -10,41 +11,36 @@ import Contextual
 /// symbols name only those exported).
 ///
 /// The image's file is mapped (``MappedImage``), not read: a test binary's symbol table and names are
-/// megabytes, of which a look-up touches the table once and the names of the functions found. A look-up goes once over the
-/// table for all the addresses it is given; what it finds is kept by address.
+/// megabytes, of which a look-up touches the table once and the names of the functions found. A look-up
+/// goes once over the table for all the addresses it is given; what it finds is kept by address.
 ///
 /// ```swift
 /// let symbols = ImageSymbols.shared(forImageAt: path)
 /// let names = symbols?.names(at: [address - loadAddress])
 /// ```
-final class ImageSymbols: @unchecked Sendable {
-    // @unchecked Sendable: the mapping is read-only and never unmapped; the names found are behind
-    // `found`'s lock, which it owns.
-
-    /// The mapped file.
-    private let file: UnsafeRawPointer
+final class ImageSymbols: Sendable {
+    /// The mapped image, which the table is read from in place.
+    private let image: MappedImage
     /// Where `.symtab` starts in the file, and how many entries (24 bytes each) it has.
     private let table: (offset: Int, count: Int)
     /// Where the table's names (its linked string table) are in the file.
     private let strings: (offset: Int, size: Int)
-    /// What to add to an address relative to the image's load address to get the address the symbols
-    /// use: the link address of the loadable segment that maps the start of the file.
-    let linkBase: UInt64
     /// The mangled names found so far, by address relative to the load address (`nil` where no function
     /// symbol covers it).
     private let found = Locked<[UInt64: String?]>.make([:])
 
-    private init(
-        file: UnsafeRawPointer,
-        table: (offset: Int, count: Int),
-        strings: (offset: Int, size: Int),
-        linkBase: UInt64
-    ) {
-        self.file = file
+    private init(image: MappedImage, table: (offset: Int, count: Int), strings: (offset: Int, size: Int)) {
+        self.image = image
         self.table = table
         self.strings = strings
-        self.linkBase = linkBase
     }
+
+    /// What to add to an address relative to the image's load address to get the address the symbols
+    /// use: the link address of the loadable segment that maps the start of the file.
+    var linkBase: UInt64 { image.linkBase }
+
+    /// The mapped file.
+    private var file: UnsafeRawPointer { image.file }
 
     // MARK: - Looking up
 
@@ -171,11 +167,6 @@ final class ImageSymbols: @unchecked Sendable {
             image.sections[table.link].type == 3  // SHT_STRTAB
         else { return nil }
         let names = image.sections[table.link]
-        self.init(
-            file: image.file,
-            table: (table.offset, table.size / 24),
-            strings: (names.offset, names.size),
-            linkBase: image.linkBase
-        )
+        self.init(image: image, table: (table.offset, table.size / 24), strings: (names.offset, names.size))
     }
 }

@@ -1,82 +1,99 @@
 // The running thread's stack, from the C library's unwinder, each frame named from its image's symbol
 // table: what finding an unimplemented read's line needs, without the toolchain's backtracer, whose first
-// capture in a process reads every image's symbols (about 20 ms in a test binary).
+// capture in a process reads the symbol tables of the stack's images (about 20 ms in a test binary).
 
-import Contextual
-
-#if !(os(Linux) && _pointerBitWidth(_64))
 import Runtime
-#endif
 
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
-
-// MARK: - StackFrame
-
-/// A frame of a captured stack: where its code is, in which image, in which function.
-///
-/// ```swift
-/// let frames = NativeStack.capture { _ in true }
-/// let name = frames.first?.symbol?.name  // the caller of capture
-/// ```
-struct StackFrame: Sendable {
-    /// The image a frame's code is in.
-    struct Image: Hashable, Sendable {
-        /// The path of its file.
-        var path: String
-        /// The last component of the path.
-        var name: String
-        /// Where it is loaded: the address of the start of its mapping, which addresses in its debug
-        /// information are relative to.
-        var base: UInt
-    }
-
-    /// A frame's function.
-    struct Symbol: Sendable {
-        /// Its mangled name.
-        var rawName: String
-        /// Its name as the runtime's backtraces show it (`Context.subscript.getter`), or the mangled name
-        /// when it is no Swift or C++ name.
-        var name: String
-    }
-
-    /// The address of the call the frame is at: its return address less one, which is within the calling
-    /// function and on the call's line.
-    var address: UInt
-    /// The image, if the dynamic linker knows one at the address.
-    var image: Image?
-    /// The function, if the image's symbol table (or, for an image that is not named from it, its
-    /// exported symbols) has one that covers the address.
-    var symbol: Symbol?
-}
 
 // MARK: - NativeStack
 
 /// Captures the running thread's stack, innermost frame first.
 enum NativeStack {
     /// The frames of the running thread's stack, innermost first, from the caller of this function: at
-    /// most `limit`. The frames of images that `namedFromSymbolTable` accepts are named from their symbol
-    /// tables (``ImageSymbols``), once per address and process; the others only from their exported
-    /// symbols (which name the exported functions of the toolchain's libraries, such as the standard
-    /// library's key path functions, and nothing else).
+    /// most `limit`.
     ///
-    /// On 64-bit Linux the stack is unwound by the C library's `backtrace`, from the unwind tables (the physical
-    /// stack: an asynchronous function's callers that are suspended are not on it, but the frame that
-    /// reads, which runs, always is); elsewhere by the Runtime module's backtracer.
+    /// With the GNU C library on a 64-bit platform, the stack is unwound by its `backtrace`, from the
+    /// unwind tables (the physical stack: an asynchronous function's callers that are suspended are not on
+    /// it, but the frame that reads, which runs, always is); the frames of images that
+    /// `namedFromSymbolTable` accepts are named from their symbol tables (``ImageSymbols``), once per
+    /// address and process, the others only from their exported symbols (which name the exported
+    /// functions of the toolchain's libraries, such as the standard library's key path functions, and
+    /// nothing else). Elsewhere (musl, a static executable without `dladdr1`), the Runtime module's
+    /// backtracer captures and names the stack.
     ///
     /// - Complexity: O(f) in the frames, plus, for each image, one pass over its symbol table when one of
     ///   its addresses was not named before.
     @inline(never)
     static func capture(limit: Int = 128, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame] {
-        #if os(Linux) && _pointerBitWidth(_64)
-        // The stack from `returnAddresses` on: this type's own frames are dropped once named (below).
-        let addresses = returnAddresses(limit: limit + ownFrames.count)
-        guard let addressInfo = cFunction("dladdr1", as: AddressInfo.self) else {
-            return addresses.dropFirst(2).map { StackFrame(address: $0 &- 1) }
+        let limit = min(max(limit, 0), 4096)
+        var frames: [StackFrame]?
+        #if canImport(Glibc) && _pointerBitWidth(_64)
+        frames = unwound(limit: limit + ownFrames.count, namedFromSymbolTable: namedFromSymbolTable)
+        #endif
+        let captured = frames ?? symbolicated(limit: limit + ownFrames.count)
+        // From the caller on: past this type's functions, and past whatever runs before them (a
+        // sanitizer's interceptor of `backtrace` is a frame of its own). Without their names, the first
+        // two frames are theirs.
+        let own = captured.prefix(ownFrames.count).lastIndex {
+            $0.symbol?.rawName.hasPrefix(ownFrames.prefix) == true
         }
+        return Array(captured.dropFirst(own.map { $0 + 1 } ?? 2).prefix(limit))
+    }
+
+    /// How this type's own frames are told apart: the most frames above the caller's (this type's and an
+    /// interceptor's) that may be dropped, and the start of the mangled names of its functions.
+    private static let ownFrames = (count: 4, prefix: "$s17ContextualTesting11NativeStackO")
+
+    /// The stack as the Runtime module's backtracer captures and names it, from the caller of this
+    /// function's caller (or from this function, where its name cannot be found): at most `limit` frames.
+    @inline(never)
+    private static func symbolicated(limit: Int) -> [StackFrame] {
+        guard let backtrace = try? Backtrace.capture(limit: limit),
+            let symbolicated = backtrace.symbolicated(options: [])
+        else { return [] }
+        let images = symbolicated.images
+        return symbolicated.frames.map { frame in
+            let address = UInt64(frame.captured.adjustedProgramCounter).map { UInt(truncatingIfNeeded: $0) } ?? 0
+            guard let symbol = frame.symbol, images.indices.contains(symbol.imageIndex),
+                let path = images[symbol.imageIndex].path, let base = UInt64(images[symbol.imageIndex].baseAddress)
+            else { return StackFrame(address: address) }
+            return StackFrame(
+                address: address,
+                image: StackFrame.Image(path: path, name: symbol.imageName, base: UInt(truncatingIfNeeded: base)),
+                symbol: StackFrame.Symbol(rawName: symbol.rawName, name: symbol.name)
+            )
+        }
+    }
+
+    #if canImport(Glibc) && _pointerBitWidth(_64)
+    // MARK: - The C library's functions
+
+    /// `int backtrace(void **buffer, int size)`.
+    private typealias BacktraceFunction =
+        @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>, Int32) -> Int32
+    /// `int dladdr1(const void *address, Dl_info *info, void **extra, int flags)`.
+    private typealias AddressInfo =
+        @convention(c) (
+            UnsafeRawPointer?, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeRawPointer?>, Int32
+        ) -> Int32
+    /// `char *_swift_backtrace_demangle(const char *name, size_t length, char *buffer, size_t *size)`, the
+    /// runtime's demangling as its backtraces show names (a buffer it allocates when `buffer` is null).
+    private typealias Demangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?
+        ) -> UnsafeMutablePointer<CChar>?
+
+    /// The stack as the C library's `backtrace` unwinds it, from `returnAddresses` (or an interceptor of
+    /// `backtrace` above it) on, named as ``capture(limit:namedFromSymbolTable:)`` says: at most `limit`
+    /// frames; `nil` where `backtrace` or `dladdr1` is not found, or the stack it gives is too short to
+    /// hold its caller's.
+    private static func unwound(limit: Int, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame]? {
+        guard let addressInfo = cFunction("dladdr1", as: AddressInfo.self) else { return nil }
+        let addresses = returnAddresses(limit: limit)
+        guard addresses.count >= 3 else { return nil }
         var frames: [StackFrame] = []
         var exported: [Int: String] = [:]
         var images: [UInt: StackFrame.Image] = [:]
@@ -118,51 +135,8 @@ enum NativeStack {
         for (index, rawName) in rawNames {
             frames[index].symbol = StackFrame.Symbol(rawName: rawName, name: demangled(rawName, with: demangle))
         }
-        // From the caller on: past `returnAddresses` and this function, and past whatever runs before them
-        // (a sanitizer's interceptor of `backtrace` is a frame of its own). Without their names, the
-        // first two frames are theirs.
-        let own = frames.prefix(ownFrames.count).lastIndex { $0.symbol?.rawName.hasPrefix(ownFrames.prefix) == true }
-        return Array(frames.dropFirst(own.map { $0 + 1 } ?? 2).prefix(limit))
-        #else
-        guard let backtrace = try? Backtrace.capture(limit: limit + 1),
-            let symbolicated = backtrace.symbolicated(options: [])
-        else { return [] }
-        let images = symbolicated.images
-        return symbolicated.frames.dropFirst().map { frame in
-            guard let address = UInt64(frame.captured.adjustedProgramCounter) else { return StackFrame(address: 0) }
-            guard let symbol = frame.symbol, images.indices.contains(symbol.imageIndex),
-                let path = images[symbol.imageIndex].path, let base = UInt64(images[symbol.imageIndex].baseAddress)
-            else { return StackFrame(address: UInt(address)) }
-            return StackFrame(
-                address: UInt(address),
-                image: StackFrame.Image(path: path, name: symbol.imageName, base: UInt(base)),
-                symbol: StackFrame.Symbol(rawName: symbol.rawName, name: symbol.name)
-            )
-        }
-        #endif
+        return frames
     }
-
-    #if os(Linux) && _pointerBitWidth(_64)
-    // MARK: - The C library's functions
-
-    /// `int backtrace(void **buffer, int size)`.
-    private typealias BacktraceFunction =
-        @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>, Int32) -> Int32
-    /// `int dladdr1(const void *address, Dl_info *info, void **extra, int flags)`.
-    private typealias AddressInfo =
-        @convention(c) (
-            UnsafeRawPointer?, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeRawPointer?>, Int32
-        ) -> Int32
-    /// `char *_swift_backtrace_demangle(const char *name, size_t length, char *buffer, size_t *size)`, the
-    /// runtime's demangling as its backtraces show names (a buffer it allocates when `buffer` is null).
-    private typealias Demangle =
-        @convention(c) (
-            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?
-        ) -> UnsafeMutablePointer<CChar>?
-
-    /// How this type's own frames are told apart: the most frames above the caller's, its own and an
-    /// interceptor's, that may be dropped, and the start of the mangled names of its functions.
-    private static let ownFrames = (count: 4, prefix: "$s17ContextualTesting11NativeStackO")
 
     /// The function named `name` in the process's images, as `type`; `nil` if none is loaded. Neither
     /// `backtrace` nor `dladdr1` is in the Glibc module (their headers need `_GNU_SOURCE` or are not part
@@ -174,7 +148,7 @@ enum NativeStack {
     }
 
     /// The return addresses of the running thread's stack, innermost first: the first is in this
-    /// function, the second in its caller.
+    /// function (or in an interceptor of `backtrace`, which this function then follows), at most `limit`.
     @inline(never)
     private static func returnAddresses(limit: Int) -> [UInt] {
         guard let backtrace = cFunction("backtrace", as: BacktraceFunction.self) else { return [] }

@@ -139,14 +139,14 @@ enum UnimplementedReadIssue {
     /// = value`, as in `child(\.key, value)`, gets the old value before it sets the new one), which is no
     /// read.
     ///
-    /// The stack is unwound and its frames named by ``NativeStack`` (the C library's unwinder, each image's
-    /// symbol table); only the frames
-    /// that may be the reader's are looked up in the debug information, one at a time from the innermost,
-    /// until one is, and what each says is kept by address. In a debug build on Linux a frame is looked up
-    /// in its image's line tables, each unit's read once per process when its code is first looked up
-    /// (``ImageLineTables``: a binary search, where the toolchain's symbolication runs every line program
-    /// of the image again for each frame); otherwise, or where they cannot say, by symbolicating it with
-    /// its source location and inline frames.
+    /// The stack is captured and its frames named by ``NativeStack`` (with the GNU C library, its unwinder
+    /// and each image's symbol table); only the frames that may be the reader's are looked up in the debug
+    /// information, one at a time from the innermost, until one is, and what each says is kept by address.
+    /// In a debug build on Linux a frame is looked up in its image's line tables, each unit's read once per
+    /// process when its code is first looked up (``ImageLineTables``: a binary search, where the
+    /// toolchain's symbolication runs every line program of the image again for each frame); otherwise,
+    /// or where they cannot say, by symbolicating it with its source location and inline frames. A frame
+    /// that neither can place is passed over for its caller's.
     @inline(never)
     static func reader() -> Reader {
         var reader = Reader(location: nil, isKeyPathWrite: false, framesLookedUp: 0)

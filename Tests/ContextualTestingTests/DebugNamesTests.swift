@@ -55,9 +55,47 @@ struct DebugNamesTests {
         #expect(Self.units(in: ([], []), defining: name) == [])
     }
 
+    @Test("One index's only unit may go unnamed; names in several buckets; a 64-bit entry offset past the section")
+    func corners() {
+        let name = "$s4main3runyyF"
+        // No DW_IDX_compile_unit: the index's one unit.
+        let unnamed = Self.index(names: [(name, [0])], units: [0x50], form: nil)
+        #expect(Self.units(in: unnamed, defining: name) == [0x50])
+        let unnamedOfTwo = Self.index(names: [(name, [0])], units: [0x50, 0x60], form: nil)
+        #expect(Self.units(in: unnamedOfTwo, defining: name) == [])
+        // Names spread over buckets, each found in its own.
+        let names = (0..<12).map { "$s4main1f\($0)yyF" }
+        let spread = Self.index(
+            names: names.enumerated().map { ($1, [$0 % 3]) },
+            units: [0x10, 0x20, 0x30],
+            buckets: 5
+        )
+        for (index, name) in names.enumerated() {
+            #expect(Self.units(in: spread, defining: name) == [[0x10, 0x20, 0x30][index % 3]])
+        }
+        // A DWARF64 index whose entry offset is past any section: refused, not read.
+        var far = Self.index(names: [(name, [0])], units: [0x10], dwarf64: true)
+        let entryOffset = far.names.count - 7 - 3 - 8  // abbreviations (7), pool (3), the entry offset (8)
+        far.names.replaceSubrange(
+            entryOffset..<entryOffset + 8,
+            with: [0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        )
+        #expect(Self.units(in: far, defining: name) == nil)
+        var negative = far
+        negative.names.replaceSubrange(entryOffset..<entryOffset + 8, with: [UInt8](repeating: 0xFF, count: 8))
+        #expect(Self.units(in: negative, defining: name) == nil)
+        let fine = Self.index(names: [(name, [0])], units: [0x10], dwarf64: true)
+        #expect(Self.units(in: fine, defining: name) == [0x10])
+    }
+
+    #if DEBUG
     @Test("A frame's line is found through the names without indexing the image's units, as the index finds it")
     func agreesWithTheIndex() throws {
         let frames = Self.capturedHere()
+        let binary = try #require(frames.first?.image)
+        guard MappedImage.shared(forImageAt: binary.path)?.section(named: ".debug_names") != nil else {
+            return  // a toolchain that writes no name indexes: every look-up uses the index
+        }
         var compared = 0
         for frame in frames.prefix(2) {
             let image = try #require(frame.image)
@@ -80,6 +118,7 @@ struct DebugNamesTests {
         #expect(fallback == tables.location(at: UInt64(frame.address - image.base)))
         #expect(tables.hasTriedIndexing)
     }
+    #endif
 
     // MARK: - Helpers
 
@@ -94,42 +133,52 @@ struct DebugNamesTests {
     /// How many captures ``capturedHere()`` made.
     private static let captures = Atomic<Int>(0)
 
-    /// A DWARF 5 name index (32-bit) of `names`, each with the units of its entries (indices into `units`,
-    /// the units' offsets in `.debug_info`), in one bucket, and the `.debug_str` that holds the names;
-    /// each entry is a subprogram whose unit is given in `form` (DW_FORM_data1 unless told).
+    /// A DWARF 5 name index of `names`, each with the units of its entries (indices into `units`, the
+    /// units' offsets in `.debug_info`), in `buckets` buckets, 32-bit unless `dwarf64`, and the
+    /// `.debug_str` that holds the names; each entry is a subprogram whose unit is given in `form`
+    /// (DW_FORM_data1 unless told; not given when `nil`).
     static func index(
         names: [(name: String, units: [Int])],
         units: [Int],
-        form: UInt8 = 0x0B
+        form: UInt8? = 0x0B,
+        buckets: Int = 1,
+        dwarf64: Bool = false
     ) -> (names: [UInt8], strings: [UInt8]) {
         func le(_ value: Int, _ size: Int) -> [UInt8] {
             (0..<size).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
         }
+        let offsetSize = dwarf64 ? 8 : 4
+        // The names in the order of their buckets (a bucket's hashes are consecutive).
+        let hashed = names.map { (name: $0.name, units: $0.units, hash: Int(DebugNames.hash(Array($0.name.utf8)))) }
+        let sorted = hashed.sorted { $0.hash % buckets < $1.hash % buckets }
         var strings: [UInt8] = [0]
         var stringOffsets: [Int] = []
-        for name in names {
+        for name in sorted {
             stringOffsets.append(strings.count)
             strings += Array(name.name.utf8) + [0]
         }
-        // One abbreviation: code 1, DW_TAG_subprogram, DW_IDX_compile_unit in `form`.
-        let abbreviations: [UInt8] = [1, 0x2E, 1, form, 0, 0, 0]
+        // One abbreviation: code 1, DW_TAG_subprogram, DW_IDX_compile_unit in `form` (none without one).
+        let abbreviations: [UInt8] = form.map { [1, 0x2E, 1, $0, 0, 0, 0] } ?? [1, 0x2E, 0, 0, 0]
         var pool: [UInt8] = []
         var entryOffsets: [Int] = []
-        for name in names {
+        for name in sorted {
             entryOffsets.append(pool.count)
-            for unit in name.units { pool += [1, UInt8(unit)] }
+            for unit in name.units { pool += form == nil ? [1] : [1, UInt8(unit)] }
             pool += [0]
         }
+        var bucketStarts = [Int](repeating: 0, count: buckets)
+        for (index, name) in sorted.enumerated().reversed() { bucketStarts[name.hash % buckets] = index + 1 }
         var body = le(5, 2) + le(0, 2)  // version, padding
-        body += le(units.count, 4) + le(0, 4) + le(0, 4) + le(1, 4) + le(names.count, 4)
+        body += le(units.count, 4) + le(0, 4) + le(0, 4) + le(buckets, 4) + le(sorted.count, 4)
         body += le(abbreviations.count, 4) + le(0, 4)  // no augmentation string
-        body += units.flatMap { le($0, 4) }
-        body += le(1, 4)  // the one bucket's first name: every hash is in bucket 0 of 1
-        body += names.flatMap { le(Int(DebugNames.hash(Array($0.name.utf8))), 4) }
-        body += stringOffsets.flatMap { le($0, 4) }
-        body += entryOffsets.flatMap { le($0, 4) }
+        body += units.flatMap { le($0, offsetSize) }
+        body += bucketStarts.flatMap { le($0, 4) }
+        body += sorted.flatMap { le($0.hash, 4) }
+        body += stringOffsets.flatMap { le($0, offsetSize) }
+        body += entryOffsets.flatMap { le($0, offsetSize) }
         body += abbreviations + pool
-        return (le(body.count, 4) + body, strings)
+        let length = dwarf64 ? le(0xFFFF_FFFF, 4) + le(body.count, 8) : le(body.count, 4)
+        return (length + body, strings)
     }
 
     /// The units that the index `bytes` gives for `name`.

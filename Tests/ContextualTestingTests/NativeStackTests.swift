@@ -59,13 +59,27 @@ struct NativeStackTests {
         defer { try? FileManager.default.removeItem(at: notELF) }
         #expect(ImageSymbols(imageAt: notELF.path) == nil)
         #expect(ImageSymbols(imageAt: directory.appendingPathComponent("contextual-missing-\(UUID())").path) == nil)
-        // An ELF header with no sections.
-        var header = [UInt8](repeating: 0, count: 64)
-        header[0...5] = [0x7F, 0x45, 0x4C, 0x46, 2, 1]
+        // An image with a loadable segment at the start of the file, and no sections: mapped, no symbols.
+        func le(_ value: Int, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
+        var image = [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1] + [UInt8](repeating: 0, count: 9)
+        image += le(2, 2) + le(0x3E, 2) + le(1, 4) + le(0, 8) + le(64, 8) + le(0, 8)
+        image += le(0, 4) + le(64, 2) + le(56, 2) + le(1, 2) + le(64, 2) + le(0, 2) + le(0, 2)
+        image += le(1, 4) + le(5, 4) + le(0, 8) + le(0, 8) + le(0, 8) + le(0x1000, 8) + le(0x1000, 8) + le(0x1000, 8)
         let noSections = directory.appendingPathComponent("contextual-no-sections-\(UUID().uuidString)")
-        try Data(header).write(to: noSections)
+        try Data(image).write(to: noSections)
         defer { try? FileManager.default.removeItem(at: noSections) }
+        #expect(MappedImage(imageAt: noSections.path)?.sections.isEmpty == true)
         #expect(ImageSymbols(imageAt: noSections.path) == nil)
+        // Section headers said to lie past the end of the file.
+        var pastTheEnd = image
+        pastTheEnd.replaceSubrange(0x28..<0x30, with: le(image.count, 8))
+        pastTheEnd.replaceSubrange(0x3C..<0x3E, with: le(1, 2))
+        let sectionsPastTheEnd = directory.appendingPathComponent("contextual-past-the-end-\(UUID().uuidString)")
+        try Data(pastTheEnd).write(to: sectionsPastTheEnd)
+        defer { try? FileManager.default.removeItem(at: sectionsPastTheEnd) }
+        #expect(MappedImage(imageAt: sectionsPastTheEnd.path) == nil)
     }
 
     @Test("A look-up names each address once, and an address no function covers has no name")
@@ -81,7 +95,7 @@ struct NativeStackTests {
         #expect(symbols.names(at: [address])[address] == .some(frame.symbol?.rawName))
     }
 
-    @Test("In a debug build, the reader is found without the toolchain's backtracer")
+    @Test("In a debug build, the reader's line comes from the line tables, not the toolchain's symbolication")
     func noToolchainSymbolication() {
         let line = #line + 1
         let reader = UnimplementedReadIssue.reader()
