@@ -55,10 +55,12 @@ final class ImageLineTables: Sendable {
         self.names = DebugNames(image: image)
     }
 
-    /// The copies of whole sections made so far, by name: each is copied once.
+    /// The copies of whole sections that look-ups read again and again (the abbreviations, the string
+    /// sections), by name: each is copied once.
     private let copies = Locked<[String: [UInt8]]>.make([:])
 
-    /// A copy of the section named `name`'s bytes, made on first use; empty if the image has none.
+    /// A copy of the section named `name`'s bytes, made on first use and kept; empty if the image has
+    /// none.
     private func bytes(of name: String) -> [UInt8] {
         copies.withLock { copies in
             if let known = copies[name] { return known }
@@ -102,15 +104,17 @@ final class ImageLineTables: Sendable {
     private var units: CompileUnitIndex? {
         index.withLock { index in
             if let index { return index }
+            // Copies kept only while the index is made: it keeps the units' spans alone.
+            func copy(_ name: String) -> [UInt8] { sections[name].map { Array(image.bytes(of: $0)) } ?? [] }
             let units =
                 sections[".debug_info"] == nil
                 ? nil
                 : CompileUnitIndex(
-                    info: bytes(of: ".debug_info"),
+                    info: copy(".debug_info"),
                     abbreviations: bytes(of: ".debug_abbrev"),
-                    ranges: bytes(of: ".debug_ranges"),
-                    rangeLists: bytes(of: ".debug_rnglists"),
-                    addresses: bytes(of: ".debug_addr")
+                    ranges: copy(".debug_ranges"),
+                    rangeLists: copy(".debug_rnglists"),
+                    addresses: copy(".debug_addr")
                 )
             index = .some(units)
             return units
@@ -172,7 +176,7 @@ final class ImageLineTables: Sendable {
             if let known = tables[offset] { return known }
             let table: LineTable
             if offset == Self.everyUnit {
-                let line = bytes(of: ".debug_line")
+                let line = sections[".debug_line"].map { Array(image.bytes(of: $0)) } ?? []
                 let namesFiles = Self.hasVersion5Unit(line)
                 table = LineTable(
                     debugLine: line,

@@ -163,8 +163,8 @@ final class ImageSymbols: Sendable {
     convenience init?(imageAt path: String) {
         guard let image = MappedImage.shared(forImageAt: path),
             let table = image.sections.first(where: { $0.type == 2 }),  // SHT_SYMTAB
-            table.entrySize == 24, table.offset % 8 == 0, table.link < image.sections.count,
-            image.sections[table.link].type == 3  // SHT_STRTAB
+            table.isInFile, table.entrySize == 24, table.offset % 8 == 0, table.link < image.sections.count,
+            image.sections[table.link].type == 3, image.sections[table.link].isInFile  // SHT_STRTAB
         else { return nil }
         let names = image.sections[table.link]
         self.init(image: image, table: (table.offset, table.size / 24), strings: (names.offset, names.size))

@@ -2,6 +2,7 @@
 // table: what finding an unimplemented read's line needs, without the toolchain's backtracer, whose first
 // capture in a process reads the symbol tables of the stack's images (about 20 ms in a test binary).
 
+import Contextual
 import Runtime
 
 #if canImport(Glibc)
@@ -29,34 +30,55 @@ enum NativeStack {
     @inline(never)
     static func capture(limit: Int = 128, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame] {
         let limit = min(max(limit, 0), 4096)
-        var frames: [StackFrame]?
         #if canImport(Glibc) && _pointerBitWidth(_64)
-        frames = unwound(limit: limit + ownFrames.count, namedFromSymbolTable: namedFromSymbolTable)
-        #endif
-        let captured = frames ?? symbolicated(limit: limit + ownFrames.count)
-        // From the caller on: past this type's functions, and past whatever runs before them (a
-        // sanitizer's interceptor of `backtrace` is a frame of its own). Without their names, the first
-        // two frames are theirs.
-        let own = captured.prefix(ownFrames.count).lastIndex {
-            $0.symbol?.rawName.hasPrefix(ownFrames.prefix) == true
+        // `returnAddresses`, `unwound` and this function are the first three frames when unnamed.
+        if let unwound = unwound(limit: limit + ownFrames.count, namedFromSymbolTable: namedFromSymbolTable) {
+            let frames = fromCaller(unwound, unnamedOwnFrames: 3, limit: limit)
+            if !frames.isEmpty || limit == 0 { return frames }
         }
-        return Array(captured.dropFirst(own.map { $0 + 1 } ?? 2).prefix(limit))
+        #endif
+        return captureThroughRuntime(limit: limit)
+    }
+
+    /// The frames of the running thread's stack, as ``capture(limit:namedFromSymbolTable:)`` gives them
+    /// where the C library cannot unwind: captured and named by the Runtime module's backtracer.
+    @inline(never)
+    static func captureThroughRuntime(limit: Int = 128) -> [StackFrame] {
+        let limit = min(max(limit, 0), 4096)
+        // `symbolicated` and this function are the first two frames when unnamed.
+        return fromCaller(symbolicated(limit: limit + ownFrames.count), unnamedOwnFrames: 2, limit: limit)
     }
 
     /// How this type's own frames are told apart: the most frames above the caller's (this type's and an
     /// interceptor's) that may be dropped, and the start of the mangled names of its functions.
     private static let ownFrames = (count: 4, prefix: "$s17ContextualTesting11NativeStackO")
 
-    /// The stack as the Runtime module's backtracer captures and names it, from the caller of this
-    /// function's caller (or from this function, where its name cannot be found): at most `limit` frames.
+    /// `frames` from the caller of ``capture(limit:namedFromSymbolTable:)`` on, at most `limit`: past this
+    /// type's functions, and past whatever runs before them (a sanitizer's interceptor of `backtrace` is a
+    /// frame of its own); without their names, past the first `unnamedOwnFrames`.
+    private static func fromCaller(_ frames: [StackFrame], unnamedOwnFrames: Int, limit: Int) -> [StackFrame] {
+        let own = frames.prefix(ownFrames.count).lastIndex { $0.symbol?.rawName.hasPrefix(ownFrames.prefix) == true }
+        return Array(frames.dropFirst(own.map { $0 + 1 } ?? unnamedOwnFrames).prefix(limit))
+    }
+
+    /// Serializes the toolchain's symbolication, whose caches are not safe to fill from several threads
+    /// at once (frames of the standard library then lose their symbols): every use of it in this module,
+    /// and its tests, holds this lock.
+    static let symbolication = Locked.make(())
+
+    /// The stack as the Runtime module's backtracer captures and names it, from this function on (its
+    /// first frame is its own): at most `limit` frames, innermost first, none omitted.
     @inline(never)
     private static func symbolicated(limit: Int) -> [StackFrame] {
-        guard let backtrace = try? Backtrace.capture(limit: limit),
-            let symbolicated = backtrace.symbolicated(options: [])
+        guard let backtrace = try? Backtrace.capture(limit: limit, top: 0),
+            let symbolicated = symbolication.withLock({ _ in backtrace.symbolicated(options: []) })
         else { return [] }
         let images = symbolicated.images
-        return symbolicated.frames.map { frame in
-            let address = UInt64(frame.captured.adjustedProgramCounter).map { UInt(truncatingIfNeeded: $0) } ?? 0
+        return symbolicated.frames.compactMap { frame in
+            // A marker of frames left out or of a stack cut short has no address.
+            guard let address = UInt64(frame.captured.adjustedProgramCounter).map({ UInt(truncatingIfNeeded: $0) }),
+                address != 0
+            else { return nil }
             guard let symbol = frame.symbol, images.indices.contains(symbol.imageIndex),
                 let path = images[symbol.imageIndex].path, let base = UInt64(images[symbol.imageIndex].baseAddress)
             else { return StackFrame(address: address) }
@@ -88,12 +110,11 @@ enum NativeStack {
 
     /// The stack as the C library's `backtrace` unwinds it, from `returnAddresses` (or an interceptor of
     /// `backtrace` above it) on, named as ``capture(limit:namedFromSymbolTable:)`` says: at most `limit`
-    /// frames; `nil` where `backtrace` or `dladdr1` is not found, or the stack it gives is too short to
-    /// hold its caller's.
+    /// frames; `nil` where `backtrace` or `dladdr1` is not found, or `backtrace` finds no frame.
     private static func unwound(limit: Int, namedFromSymbolTable: (StackFrame.Image) -> Bool) -> [StackFrame]? {
         guard let addressInfo = cFunction("dladdr1", as: AddressInfo.self) else { return nil }
         let addresses = returnAddresses(limit: limit)
-        guard addresses.count >= 3 else { return nil }
+        guard !addresses.isEmpty else { return nil }
         var frames: [StackFrame] = []
         var exported: [Int: String] = [:]
         var images: [UInt: StackFrame.Image] = [:]

@@ -17,7 +17,7 @@ struct StackFrame: Sendable {
         var name: String
         /// Where it is loaded: the address of the start of its mapping. An address less this is an offset
         /// in the image, which its symbols and debug information place by adding the link address of the
-        /// image's first loadable segment (``MappedImage/linkBase``).
+        /// loadable segment that maps the start of its file (``MappedImage/linkBase``).
         var base: UInt
     }
 

@@ -33,10 +33,6 @@ enum UnimplementedReadIssue {
         return parts.dropLast(2).joined(separator: "/")[...]
     }()
 
-    /// Serializes the toolchain's symbolication, whose caches are not safe to fill from several threads
-    /// at once (frames of the standard library then lose their symbols).
-    private static let symbolication = Locked.make(())
-
     /// The addresses of the calls, in the standard library, of a key path assignment's read of the old
     /// value, innermost first: learned once by making one. Its frames are matched by address, not by name
     /// (the standard library's exported symbols do not name them all), and as a sequence: in an optimized
@@ -197,7 +193,7 @@ enum UnimplementedReadIssue {
             let depth = Array(stack.frames).firstIndex(where: { UInt64($0.adjustedProgramCounter) == UInt64(address) }),
             let alone = try? Backtrace.capture(limit: 2, offset: depth, top: 0),
             alone.frames.first(where: { _ in true }).map({ UInt64($0.adjustedProgramCounter) }) == UInt64(address),
-            let inlined = symbolication.withLock({ _ in alone.symbolicated()?.frames })
+            let inlined = NativeStack.symbolication.withLock({ _ in alone.symbolicated()?.frames })
         else {
             return nil
         }

@@ -170,7 +170,7 @@ struct CompileUnitIndexTests {
     @Test("This test binary's units are indexed, and a look-up runs the line program of one unit, not all")
     func oneUnitPerLookUp() throws {
         let backtrace = try Backtrace.capture()
-        let symbolicated = try #require(backtrace.symbolicated(options: []))
+        let symbolicated = try #require(NativeStack.symbolication.withLock { _ in backtrace.symbolicated(options: []) })
         let images = symbolicated.images
         let frame = try #require(symbolicated.frames.first)
         let symbol = try #require(frame.symbol)

@@ -25,11 +25,23 @@ struct NativeStackTests {
         #expect(frames.dropFirst().first?.image == image)
     }
 
+    @Test("Where the C library cannot unwind, the Runtime module's backtracer gives the same frames from the caller")
+    func throughTheRuntime() throws {
+        let (native, runtime) = Self.bothWaysHere()
+        let first = try #require(runtime.first)
+        #expect(first.symbol?.name.hasSuffix("NativeStackTests.bothWaysHere()") == true)
+        #expect(first.image?.path == native.first?.image?.path)
+        #expect(native.first?.symbol?.name == first.symbol?.name)
+        #expect(runtime.allSatisfy { $0.address != 0 })
+        #expect(NativeStack.captureThroughRuntime(limit: 1).count == 1)
+        #expect(NativeStack.captureThroughRuntime(limit: 0).isEmpty)
+    }
+
     #if os(Linux)
     @Test("Each frame of the test binary has the address, image and name the toolchain's backtracer gives it")
     func agreesWithTheToolchain() throws {
         let (native, toolchain) = bothHere()
-        let symbolicated = try #require(toolchain.symbolicated(options: []))
+        let symbolicated = try #require(NativeStack.symbolication.withLock { _ in toolchain.symbolicated(options: []) })
         let images = symbolicated.images
         // The toolchain's frames from the same caller on: the first of each is in `bothHere`, at two calls.
         let theirs = Array(symbolicated.frames.dropFirst())
@@ -115,6 +127,16 @@ struct NativeStackTests {
         let frames = NativeStack.capture { _ in true }
         Self.captures.add(1, ordering: .relaxed)
         return frames
+    }
+
+    /// The stack captured from this function both ways: by ``NativeStack/capture(limit:namedFromSymbolTable:)``
+    /// and by the Runtime module's backtracer alone.
+    @inline(never)
+    private static func bothWaysHere() -> (native: [StackFrame], runtime: [StackFrame]) {
+        let native = NativeStack.capture { _ in true }
+        let runtime = NativeStack.captureThroughRuntime()
+        captures.add(1, ordering: .relaxed)
+        return (native, runtime)
     }
 
     /// How many captures ``capturedHere()`` made.

@@ -42,7 +42,9 @@ struct LineTableTests {
     @Test("The line table places each frame of this binary where the toolchain's symbolication does")
     func agreesWithSymbolication() throws {
         let backtrace = try Backtrace.capture()
-        let symbolicated = try #require(backtrace.symbolicated(options: [.showSourceLocations]))
+        let symbolicated = try #require(
+            NativeStack.symbolication.withLock { _ in backtrace.symbolicated(options: [.showSourceLocations]) }
+        )
         let images = symbolicated.images
         let testBinary = try #require(
             symbolicated.frames.first?.symbol.flatMap { images[$0.imageIndex].path }
